@@ -1,0 +1,76 @@
+// EpollEventLoop: a real-time EventLoop on one thread: epoll for fds, an eventfd to wake it for
+// posted tasks, a timerfd (CLOCK_MONOTONIC, nanosecond precision) for timers.
+// run() dispatches on the calling thread until stop(); everything else is thread-safe unless noted.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "cachelib/common/event_loop.h"
+
+namespace tiercache {
+
+class EpollEventLoop final : public EventLoop {
+ public:
+  // Creating the epoll, eventfd and timerfd can fail: use Create().
+  static Result<std::unique_ptr<EpollEventLoop>> Create();
+  ~EpollEventLoop() override;
+
+  void post(Task task) override;
+  TimerId schedule_at(Nanos when, Task task) override;
+  void cancel(TimerId id) override;
+  Status watch_fd(int fd, uint32_t events, FdCallback cb) override;
+  Status modify_fd(int fd, uint32_t events) override;
+  void unwatch_fd(int fd) override;
+  const Clock& clock() const override { return SteadyClock::instance(); }
+
+  // Dispatches events on the calling thread until stop() is called. Runs posted tasks that were
+  // queued before stop() before returning.
+  void run();
+  void stop();
+
+ private:
+  EpollEventLoop(int epfd, int wakefd, int timerfd);
+  void wake();
+  void run_posted();
+  void run_due_timers();
+  void arm_timerfd_locked();
+
+  const int epfd_;
+  const int wakefd_;
+  const int timerfd_;
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> sleeping_{false};
+
+  std::mutex mu_;
+  std::vector<Task> posted_;
+  std::map<std::pair<int64_t, uint64_t>, Task> timers_;
+  std::unordered_map<TimerId, std::pair<int64_t, uint64_t>> timer_keys_;
+  uint64_t next_timer_id_ = 1;
+  int64_t armed_for_ = -1;
+
+  // Loop-thread only. shared_ptr so a callback that unwatches itself stays alive while running.
+  std::unordered_map<int, std::shared_ptr<FdCallback>> fd_callbacks_;
+};
+
+// Runs an EpollEventLoop on its own thread. Destruction stops and joins it.
+class LoopThread {
+ public:
+  static Result<std::unique_ptr<LoopThread>> Start(const char* name);
+  ~LoopThread();
+  EpollEventLoop& loop() { return *loop_; }
+  // Runs `fn` on the loop thread and waits for it. REQUIRES: not called from the loop thread.
+  void run_sync(const EventLoop::Task& fn);
+
+ private:
+  explicit LoopThread(std::unique_ptr<EpollEventLoop> loop);
+  std::unique_ptr<EpollEventLoop> loop_;
+  std::thread thread_;
+};
+
+}  // namespace tiercache

@@ -1,0 +1,63 @@
+#include "cachelib/common/epoll_event_loop.h"
+
+#include <gtest/gtest.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <future>
+
+namespace tiercache {
+namespace {
+
+TEST(EpollEventLoopTest, PostFromOtherThreadRunsOnLoopThread) {
+  auto t = LoopThread::Start("test-loop");
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  std::promise<EventLoop*> p;
+  (*t)->loop().post([&] { p.set_value(EventLoop::current()); });
+  EXPECT_EQ(p.get_future().get(), &(*t)->loop());
+}
+
+TEST(EpollEventLoopTest, TimersFireInDeadlineOrderNotBefore) {
+  auto t = LoopThread::Start("test-loop");
+  ASSERT_TRUE(t.ok());
+  EpollEventLoop& loop = (*t)->loop();
+  std::promise<void> done;
+  std::vector<int> order;
+  Nanos start = loop.clock().now();
+  Nanos fired_at{};
+  loop.schedule_after(std::chrono::milliseconds(20), [&] {
+    order.push_back(2);
+    fired_at = loop.clock().now();
+    done.set_value();
+  });
+  loop.schedule_after(std::chrono::milliseconds(5), [&] { order.push_back(1); });
+  auto id = loop.schedule_after(std::chrono::milliseconds(10), [&] { order.push_back(99); });
+  loop.cancel(id);
+  done.get_future().wait();
+  EXPECT_EQ(order, (std::vector<int>{1, 2}));
+  EXPECT_GE((fired_at - start).count(), std::chrono::nanoseconds(std::chrono::milliseconds(20)).count());
+}
+
+TEST(EpollEventLoopTest, WatchesFileDescriptors) {
+  auto t = LoopThread::Start("test-loop");
+  ASSERT_TRUE(t.ok());
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  std::promise<char> got;
+  (*t)->run_sync([&] {
+    ASSERT_TRUE((*t)->loop().watch_fd(fds[0], EPOLLIN, [&](uint32_t) {
+      char c;
+      ASSERT_EQ(read(fds[0], &c, 1), 1);
+      (*t)->loop().unwatch_fd(fds[0]);
+      got.set_value(c);
+    }).ok());
+  });
+  ASSERT_EQ(write(fds[1], "x", 1), 1);
+  EXPECT_EQ(got.get_future().get(), 'x');
+  close(fds[0]);
+  close(fds[1]);
+}
+
+}  // namespace
+}  // namespace tiercache

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs (idempotently) every Debian package tiercache needs to build, test and demo.
+# Usage: scripts/install-deps.sh   (as root, or with sudo available)
+set -euo pipefail
+
+packages=(
+  # build
+  build-essential cmake pkg-config clang
+  # engine libraries
+  libaio-dev libxxhash-dev libboost-dev liburing-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  nlohmann-json3-dev libcli11-dev
+  # clients the tests drive tiercached with
+  libnbd-bin python3-libnbd nbdkit qemu-utils fio
+  # mount test
+  fuse3 e2fsprogs util-linux
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
