@@ -1,0 +1,85 @@
+// Cache: the SSD cache in front of a core (HDD) device, itself a Device, so front-ends (NBD, ublk)
+// and the benchmark drive it exactly like a plain disk. Requests come from any event-loop thread;
+// completions return on the submitting loop. Mode-specific I/O paths live in one file per mode
+// (wt.cpp, wb.cpp, wa.cpp, pt.cpp); admission/replacement/cleaning decisions come from policy/.
+//
+// Ownership: the Cache does not own the SSD or core Devices; they must outlive it.
+// Thread-safety: all public methods are thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "cachelib/device/device.h"
+#include "cachelib/metadata/metadata_store.h"
+
+namespace tiercache {
+
+// Counters exported by `tiercache stats`. Byte counters count payload bytes.
+struct CacheCounters {
+  uint64_t read_hits = 0, read_partial_hits = 0, read_misses = 0;
+  uint64_t write_hits = 0, write_misses = 0;
+  uint64_t read_bypasses = 0, write_bypasses = 0;  // served by the core without the cache
+  uint64_t bytes_read_ssd = 0, bytes_written_ssd = 0;
+  uint64_t bytes_read_core = 0, bytes_written_core = 0;
+  uint64_t lines_total = 0, lines_used = 0, lines_dirty = 0;  // lines_used = occupancy
+  uint64_t dirty_sectors = 0;
+  uint64_t evictions = 0, cleaner_writes = 0, cleaned_lines = 0;
+  uint64_t errors = 0;
+  uint64_t flushes = 0, discards = 0, write_zeroes = 0;
+};
+
+struct CacheOptions {
+  // The event loop background work (cleaner timers) runs on. Required.
+  EventLoop* background_loop = nullptr;
+  // Lock stripes of the line index; more shards, less contention. Must be >= 1.
+  uint32_t shards = 16;
+  // Start cleaning eagerly above this fraction of dirty lines. Default: 0.5.
+  double dirty_high_watermark = 0.5;
+  // Clean while idle after this long without foreground I/O. Default: 1 s.
+  Nanos idle_clean_delay = std::chrono::seconds(1);
+  // Lines cleaned concurrently by the background cleaner. Default: 8.
+  uint32_t cleaner_parallelism = 8;
+  Status validate() const;
+};
+
+class Cache final : public Device {
+ public:
+  using OpenCallback = std::function<void(Result<std::unique_ptr<Cache>>)>;
+
+  // Opens a cache formatted by MetadataStore::Format; the cache is warm if it was closed cleanly.
+  static void Open(Device& ssd, Device& core, const CoreIdentity& core_id,
+                   const CacheOptions& options, OpenCallback done);
+  ~Cache() override;
+
+  CacheMode mode() const;
+  // Switches mode while I/O runs. With drain, leaving wb first cleans all dirty data.
+  void set_mode(CacheMode mode, bool drain, IoCallback done);
+  // Writes all dirty data to the core; progress(remaining dirty lines) is called as it goes.
+  void clean_all(std::function<void(uint64_t remaining)> progress, IoCallback done);
+  // Stops background work, waits for in-flight I/O, persists metadata, marks clean shutdown.
+  // No I/O may be submitted after close() is called.
+  void close(IoCallback done);
+
+  CacheCounters counters() const;
+  const SuperblockInfo& info() const;
+
+ protected:
+  void read_impl(uint64_t offset, std::span<std::byte> buf, IoCallback cb) override;
+  void write_impl(uint64_t offset, std::span<const std::byte> buf, WriteFlags flags,
+                  IoCallback cb) override;
+  void flush_impl(IoCallback cb) override;
+  void discard_impl(uint64_t offset, uint64_t length, IoCallback cb) override;
+  void write_zeroes_impl(uint64_t offset, uint64_t length, WriteFlags flags,
+                         IoCallback cb) override;
+  void prefetch_impl(uint64_t offset, uint64_t length, IoCallback cb) override;
+
+ private:
+  struct Impl;
+  explicit Cache(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tiercache

@@ -1,0 +1,92 @@
+// MetadataStore: owns the on-SSD format (see format.h and docs/on-disk-format.md): a superblock,
+// a metadata region of line records, and the data region. It creates, loads and persists them; the
+// engine keeps live line state and tells the store which records changed.
+//
+// Durability design (the write-back contract):
+// - Records live in 4 KiB metadata pages; each page has two on-SSD slots written alternately,
+//   each with a sequence number and an xxHash checksum, so a torn page write never loses the
+//   previously persisted copy. Load takes the newest valid slot.
+// - persist() writes every page changed since the last persist() and then flushes the SSD. The
+//   engine calls it on FLUSH / FUA after the data writes it covers have completed.
+// - open() marks the superblock "in use" (clean_shutdown = false) durably before returning;
+//   close_clean() persists everything and sets clean_shutdown = true.
+// - After an unclean shutdown, load keeps only lines with dirty sectors (their data is the only copy)
+//   and drops clean lines; this makes reusing a clean line's slot safe without a metadata write.
+//
+// Thread-safety: set_record() and persist() may be called from any loop thread concurrently.
+#pragma once
+
+#include <array>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "cachelib/device/device.h"
+#include "cachelib/metadata/core_identity.h"
+#include "cachelib/metadata/line_record.h"
+
+namespace tiercache {
+
+enum class CacheMode : uint8_t { kWriteThrough = 0, kWriteBack = 1, kWriteAround = 2, kPassThrough = 3 };
+std::string_view ModeName(CacheMode mode);          // "wt", "wb", "wa", "pt"
+Result<CacheMode> ParseMode(std::string_view name);  // accepts the short names
+
+struct FormatOptions {
+  uint32_t line_size = 64 * 1024;  // bytes; power of two in [4 KiB, 1 MiB]. Fixed at create.
+  CacheMode mode = CacheMode::kWriteThrough;
+  bool force = false;              // overwrite an existing tiercache superblock
+  // Validates ranges; returns InvalidArgument naming the bad field.
+  Status validate() const;
+};
+
+// Read-only view of the superblock, as loaded.
+struct SuperblockInfo {
+  std::array<uint8_t, 16> uuid{};
+  uint32_t version = 0;
+  CoreIdentity core;
+  uint32_t line_size = 0;
+  CacheMode mode = CacheMode::kWriteThrough;
+  bool was_clean_shutdown = false;  // the flag as found at open
+  uint64_t line_count = 0;
+  uint64_t data_offset = 0;         // byte offset of line 0's data on the SSD
+};
+
+class MetadataStore {
+ public:
+  using OpenCallback = std::function<void(Result<std::unique_ptr<MetadataStore>>)>;
+
+  // Writes a fresh superblock and an empty metadata region to `ssd`. Refuses (InvalidArgument)
+  // an SSD too small for at least 16 lines, and (Busy) an SSD that already holds a tiercache or any
+  // non-zero superblock area unless options.force. Nothing is written to `core`.
+  static void Format(Device& ssd, const CoreIdentity& core, const FormatOptions& options,
+                     std::function<void(Status)> done);
+
+  // Loads the superblock and all records. Refuses with a clear message: no/foreign superblock
+  // (NotFound/Corruption), checksum mismatch (Corruption), core size or fingerprint mismatch
+  // (InvalidArgument, naming the recorded and given core). Marks the cache in use on success.
+  static void Open(Device& ssd, const CoreIdentity& core, OpenCallback done);
+
+  const SuperblockInfo& info() const { return info_; }
+  uint64_t line_count() const { return info_.line_count; }
+  uint64_t data_offset(uint64_t line) const { return info_.data_offset + line * info_.line_size; }
+
+  // The records as loaded by Open (already filtered after an unclean shutdown).
+  virtual const LineRecord& loaded_record(uint64_t line) const = 0;
+
+  // Stages a new persisted value for `line`; it reaches the SSD at the next persist().
+  virtual void set_record(uint64_t line, const LineRecord& record) = 0;
+  // Writes every staged page (double-slotted) and flushes the SSD; done(OK) means all records
+  // staged before this call are durable. Concurrent calls are allowed and each keeps its promise.
+  virtual void persist(IoCallback done) = 0;
+  // Records the mode in the superblock (durably).
+  virtual void set_mode(CacheMode mode, IoCallback done) = 0;
+  // persist(), then superblock clean_shutdown = true, then flush.
+  virtual void close_clean(IoCallback done) = 0;
+
+  virtual ~MetadataStore() = default;
+
+ protected:
+  SuperblockInfo info_;
+};
+
+}  // namespace tiercache
