@@ -88,3 +88,27 @@ void MemoryDevice::write_zeroes_impl(uint64_t offset, uint64_t length, WriteFlag
 }
 
 }  // namespace tiercache
+
+namespace tiercache {
+
+MemoryDevice::Snapshot MemoryDevice::snapshot() const {
+  std::lock_guard lock(mu_);
+  Snapshot snap;
+  for (const auto& [index, chunk] : chunks_) {
+    snap.emplace(index, std::make_shared<const std::vector<std::byte>>(chunk.get(),
+                                                                         chunk.get() + kChunk));
+  }
+  return snap;
+}
+
+void MemoryDevice::restore(const Snapshot& snap) {
+  std::lock_guard lock(mu_);
+  chunks_.clear();
+  for (const auto& [index, data] : snap) {
+    auto& chunk = chunks_[index];
+    chunk.reset(new std::byte[kChunk]);
+    std::copy(data->begin(), data->end(), chunk.get());
+  }
+}
+
+}  // namespace tiercache

@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 #include "cachelib/device/device.h"
 
@@ -20,6 +21,12 @@ class MemoryDevice final : public Device {
   void write_now(uint64_t offset, std::span<const std::byte> data);
   // Bytes of chunk memory currently held.
   uint64_t memory_bytes() const;
+
+  // A copy of the whole contents, and putting one back: crash tests snapshot "what is on the
+  // medium" at the crash point and restore it under a fresh instance of the code.
+  using Snapshot = std::unordered_map<uint64_t, std::shared_ptr<const std::vector<std::byte>>>;
+  Snapshot snapshot() const;
+  void restore(const Snapshot& snap);
 
  protected:
   void read_impl(uint64_t offset, std::span<std::byte> buf, IoCallback cb) override;

@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 
+#include "cachelib/common/event_loop.h"
 #include "cachelib/device/device.h"
 #include "cachelib/metadata/metadata_store.h"
 
@@ -40,10 +41,15 @@ struct CacheOptions {
   double dirty_high_watermark = 0.5;
   // Clean while idle after this long without foreground I/O. Default: 1 s.
   Nanos idle_clean_delay = std::chrono::seconds(1);
+  // Clean when idle (timer on background_loop). Off makes dirty data stay until the watermark,
+  // FLUSH-independent clean_all() or close. Default: on.
+  bool idle_cleaning = true;
   // Lines cleaned concurrently by the background cleaner. Default: 8.
   uint32_t cleaner_parallelism = 8;
   Status validate() const;
 };
+
+class Engine;
 
 class Cache final : public Device {
  public:
@@ -77,9 +83,8 @@ class Cache final : public Device {
   void prefetch_impl(uint64_t offset, uint64_t length, IoCallback cb) override;
 
  private:
-  struct Impl;
-  explicit Cache(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
+  explicit Cache(std::unique_ptr<Engine> engine);
+  std::unique_ptr<Engine> engine_;
 };
 
 }  // namespace tiercache

@@ -1,5 +1,6 @@
 #include "tests/support/sync_io.h"
 
+#include <cstring>
 #include <optional>
 
 namespace tiercache::testing {
@@ -43,12 +44,29 @@ Status SyncWriteZeroes(SimEventLoop& loop, Device& dev, uint64_t offset, uint64_
       loop, [&](IoCallback cb) { dev.write_zeroes(offset, length, {}, std::move(cb)); });
 }
 
+namespace {
+uint64_t PatternWord(uint64_t seed, uint64_t word_index) {
+  uint64_t word = word_index * 0x9E3779B97F4A7C15ull ^ (seed + 1) * 0xBF58476D1CE4E5B9ull;
+  word ^= word >> 31;
+  word *= 0x94D049BB133111EBull;
+  return word ^ (word >> 29);
+}
+}  // namespace
+
 std::vector<std::byte> Pattern(uint64_t seed, uint64_t offset, size_t length) {
+  // One 64-bit word per aligned 8 bytes of the device (little-endian): a byte's value depends only
+  // on (seed, its absolute offset), so a misplaced byte always shows.
   std::vector<std::byte> out(length);
-  for (size_t i = 0; i < length; ++i) {
-    uint64_t x = (offset + i) / 8 * 0x9E3779B97F4A7C15ull ^ seed * 0xBF58476D1CE4E5B9ull;
-    x ^= x >> 31;
-    out[i] = std::byte(x >> (8 * ((offset + i) % 8)));
+  size_t i = 0;
+  for (; i < length && (offset + i) % 8 != 0; ++i) {
+    out[i] = std::byte(PatternWord(seed, (offset + i) / 8) >> (8 * ((offset + i) % 8)));
+  }
+  for (; i + 8 <= length; i += 8) {
+    uint64_t w = PatternWord(seed, (offset + i) / 8);
+    std::memcpy(out.data() + i, &w, 8);
+  }
+  for (; i < length; ++i) {
+    out[i] = std::byte(PatternWord(seed, (offset + i) / 8) >> (8 * ((offset + i) % 8)));
   }
   return out;
 }

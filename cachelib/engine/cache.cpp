@@ -1,0 +1,184 @@
+#include "cachelib/engine/cache.h"
+
+#include "cachelib/engine/cleaner.h"
+#include "cachelib/engine/engine.h"
+#include "cachelib/engine/mode_table.h"
+#include "cachelib/engine/request.h"
+
+namespace tiercache {
+namespace {
+
+uint64_t RoundDownToSector(uint64_t bytes) { return bytes / kSectorSize * kSectorSize; }
+
+// Polls (on the loop's clock, so virtual time works too) until the engine has nothing in flight.
+void WhenIdle(Engine& e, EventLoop* loop, std::function<void()> fn) {
+  if (e.inflight.load(std::memory_order_acquire) == 0) return fn();
+  loop->schedule_after(std::chrono::milliseconds(1),
+                       [&e, loop, fn = std::move(fn)]() mutable { WhenIdle(e, loop, std::move(fn)); });
+}
+
+}  // namespace
+
+Status CacheOptions::validate() const {
+  if (background_loop == nullptr) return Status::InvalidArgument("background_loop is required");
+  if (shards == 0) return Status::InvalidArgument("shards must be >= 1");
+  if (!(dirty_high_watermark > 0.0 && dirty_high_watermark <= 1.0)) {
+    return Status::InvalidArgument("dirty_high_watermark must be in (0, 1]");
+  }
+  if (cleaner_parallelism == 0) return Status::InvalidArgument("cleaner_parallelism must be >= 1");
+  return Status::Ok();
+}
+
+Cache::Cache(std::unique_ptr<Engine> engine)
+    : Device("tiercache:" + engine->ssd.name(), RoundDownToSector(engine->core.size()),
+             kSectorSize),
+      engine_(std::move(engine)) {}
+
+Cache::~Cache() = default;
+
+void Cache::Open(Device& ssd, Device& core, const CoreIdentity& core_id,
+                 const CacheOptions& options, OpenCallback done) {
+  auto fail_later = [&done](Status s) {
+    EventLoop::current()->post([done = std::move(done), s = std::move(s)] { done(s); });
+  };
+  if (Status s = options.validate(); !s.ok()) return fail_later(std::move(s));
+  if (ssd.block_size() > kSectorSize) {
+    return fail_later(Status::InvalidArgument(ssd.name() + ": SSD logical block size " +
+                                              std::to_string(ssd.block_size()) +
+                                              " is larger than 4096"));
+  }
+  if (core.size() != core_id.size) {
+    return fail_later(Status::InvalidArgument(
+        core.name() + ": core is " + std::to_string(core.size()) + " bytes, identity says " +
+        std::to_string(core_id.size)));
+  }
+  MetadataStore::Open(ssd, core_id, [&ssd, &core, options, done = std::move(done)](
+                                        Result<std::unique_ptr<MetadataStore>> store) {
+    if (!store.ok()) return done(store.status());
+    auto engine = std::make_unique<Engine>(ssd, core, std::move(store).value(), options);
+    engine->load_records();
+    if (engine->counters.lines_dirty.load() > 0) engine->cleaner->note_dirty();
+    done(std::unique_ptr<Cache>(new Cache(std::move(engine))));
+  });
+}
+
+CacheMode Cache::mode() const { return engine_->mode.load(std::memory_order_acquire); }
+
+void Cache::set_mode(CacheMode mode, bool drain, IoCallback done) {
+  CacheMode old = engine_->mode.exchange(mode, std::memory_order_acq_rel);
+  engine_->store->set_mode(mode, [this, old, mode, drain, done = std::move(done)](Status s) {
+    if (!s.ok() || !drain || old != CacheMode::kWriteBack || mode == CacheMode::kWriteBack) {
+      return done(std::move(s));
+    }
+    clean_all(nullptr, std::move(done));
+  });
+}
+
+void Cache::clean_all(std::function<void(uint64_t)> progress, IoCallback done) {
+  // The cleaner reports on its own loop; answer on the caller's.
+  EventLoop* origin = EventLoop::current();
+  engine_->cleaner->clean_all(std::move(progress), [origin, done = std::move(done)](Status s) {
+    origin->post([done, s = std::move(s)] { done(s); });
+  });
+}
+
+void Cache::close(IoCallback done) {
+  EventLoop* origin = EventLoop::current();
+  Engine& e = *engine_;
+  e.cleaner->stop([&e, origin, done = std::move(done)](Status) mutable {
+    origin->post([&e, origin, done = std::move(done)]() mutable {
+      WhenIdle(e, origin, [&e, done = std::move(done)]() mutable {
+        for (auto& shard : e.shards()) {
+          std::lock_guard lock(shard->mu);
+          for (const CacheLine& line : shard->lines()) e.store->set_record(line.id, line.record());
+        }
+        e.store->close_clean(std::move(done));
+      });
+    });
+  });
+}
+
+CacheCounters Cache::counters() const {
+  const EngineCounters& c = engine_->counters;
+  CacheCounters out;
+  out.read_hits = c.read_hits.load();
+  out.read_partial_hits = c.read_partial_hits.load();
+  out.read_misses = c.read_misses.load();
+  out.write_hits = c.write_hits.load();
+  out.write_misses = c.write_misses.load();
+  out.read_bypasses = c.read_bypasses.load();
+  out.write_bypasses = c.write_bypasses.load();
+  out.bytes_read_ssd = c.bytes_read_ssd.load();
+  out.bytes_written_ssd = c.bytes_written_ssd.load();
+  out.bytes_read_core = c.bytes_read_core.load();
+  out.bytes_written_core = c.bytes_written_core.load();
+  out.lines_total = engine_->total_lines();
+  for (auto& shard : engine_->shards()) {
+    std::lock_guard lock(shard->mu);
+    out.lines_used += shard->used_lines();
+  }
+  out.lines_dirty = c.lines_dirty.load();
+  out.dirty_sectors = c.dirty_sectors.load();
+  out.evictions = c.evictions.load();
+  out.cleaner_writes = c.cleaner_writes.load();
+  out.cleaned_lines = c.cleaned_lines.load();
+  out.errors = c.errors.load();
+  out.flushes = c.flushes.load();
+  out.discards = c.discards.load();
+  out.write_zeroes = c.write_zeroes.load();
+  return out;
+}
+
+const SuperblockInfo& Cache::info() const { return engine_->store->info(); }
+
+void Cache::read_impl(uint64_t offset, std::span<std::byte> buf, IoCallback cb) {
+  Request* r = NewRequest(*engine_, RequestKind::kRead, offset, buf.size(), std::move(cb));
+  r->read_buf = buf.data();
+  r->start(&ReadSegment);
+}
+
+void Cache::write_impl(uint64_t offset, std::span<const std::byte> buf, WriteFlags flags,
+                       IoCallback cb) {
+  Request* r = NewRequest(*engine_, RequestKind::kWrite, offset, buf.size(), std::move(cb));
+  r->write_buf = buf.data();
+  r->flags = flags;
+  r->start(OpsFor(r->mode).write_segment);
+}
+
+void Cache::flush_impl(IoCallback cb) {
+  Engine& e = *engine_;
+  e.inflight.fetch_add(1, std::memory_order_relaxed);
+  e.flush_all([&e, cb = std::move(cb)](Status s) {
+    cb(std::move(s));
+    e.inflight.fetch_sub(1, std::memory_order_release);
+  });
+}
+
+void Cache::discard_impl(uint64_t offset, uint64_t length, IoCallback cb) {
+  EngineCounters::add(engine_->counters.discards);
+  Request* r = NewRequest(*engine_, RequestKind::kDiscard, offset, length, std::move(cb));
+  r->start(&DiscardSegment);
+}
+
+void Cache::write_zeroes_impl(uint64_t offset, uint64_t length, WriteFlags flags, IoCallback cb) {
+  EngineCounters::add(engine_->counters.write_zeroes);
+  Request* r = NewRequest(*engine_, RequestKind::kWriteZeroes, offset, length, std::move(cb));
+  r->flags = flags;
+  r->start(&WriteZeroesSegment);
+}
+
+void Cache::prefetch_impl(uint64_t offset, uint64_t length, IoCallback cb) {
+  // Read the range through the normal read path (which fills the cache) in bounded chunks.
+  const uint64_t chunk = std::min<uint64_t>(length, 4ull << 20);
+  auto buf = std::shared_ptr<std::byte>(
+      static_cast<std::byte*>(std::aligned_alloc(kSectorSize, chunk)), std::free);
+  Request* r = NewRequest(*engine_, RequestKind::kPrefetch, offset, chunk,
+                          [this, offset, length, chunk, buf, cb = std::move(cb)](Status s) mutable {
+                            if (!s.ok() || chunk == length) return cb(std::move(s));
+                            prefetch_impl(offset + chunk, length - chunk, std::move(cb));
+                          });
+  r->read_buf = buf.get();
+  r->start(&ReadSegment);
+}
+
+}  // namespace tiercache

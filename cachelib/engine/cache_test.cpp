@@ -1,0 +1,309 @@
+#include "cachelib/engine/cache.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/support/cache_fixture.h"
+
+namespace tiercache {
+namespace {
+
+using testing::CacheHarness;
+using testing::Pattern;
+
+constexpr uint64_t kLine = 64 * 1024;
+
+CacheOptions Deterministic() {
+  CacheOptions o;
+  o.shards = 4;
+  o.idle_cleaning = false;
+  return o;
+}
+
+FormatOptions Mode(CacheMode m) {
+  FormatOptions f;
+  f.mode = m;
+  return f;
+}
+
+class CacheTest : public ::testing::Test {
+ protected:
+  void Make(CacheMode mode, uint64_t ssd = 8 << 20, uint64_t core = 64 << 20) {
+    h = std::make_unique<CacheHarness>(ssd, core, Mode(mode), Deterministic());
+    h->open();
+  }
+  std::vector<std::byte> Read(uint64_t off, size_t len) {
+    std::vector<std::byte> out(len);
+    Status s = testing::SyncRead(h->loop, *h->cache, off, out);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    h->loop.run_until_idle();  // let background fills finish
+    return out;
+  }
+  void Write(uint64_t off, const std::vector<std::byte>& data, WriteFlags f = {}) {
+    Status s = testing::SyncWrite(h->loop, *h->cache, off, data, f);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+  }
+  std::vector<std::byte> Core(uint64_t off, size_t len) {
+    std::vector<std::byte> out(len);
+    h->core_mem.read_now(off, out);
+    return out;
+  }
+  CacheCounters C() { return h->cache->counters(); }
+
+  std::unique_ptr<CacheHarness> h;
+};
+
+TEST_F(CacheTest, ReadMissFillsThenHits) {
+  Make(CacheMode::kWriteThrough);
+  auto data = Pattern(1, 0, 2 * kLine);
+  h->core_mem.write_now(0, data);
+  EXPECT_EQ(Read(0, 2 * kLine), data);
+  EXPECT_EQ(C().read_misses, 1u);
+  EXPECT_EQ(C().bytes_read_core, 2 * kLine);
+  EXPECT_EQ(C().bytes_written_ssd, 2 * kLine);
+  EXPECT_EQ(C().lines_used, 2u);
+  EXPECT_EQ(Read(0, 2 * kLine), data);
+  EXPECT_EQ(C().read_hits, 1u);
+  EXPECT_EQ(C().bytes_read_ssd, 2 * kLine);
+  EXPECT_EQ(C().bytes_read_core, 2 * kLine);
+}
+
+TEST_F(CacheTest, PartialHitReadsEachSectorFromTheRightPlace) {
+  Make(CacheMode::kWriteThrough);
+  auto data = Pattern(2, 0, kLine);
+  h->core_mem.write_now(0, data);
+  EXPECT_EQ(Read(8192, 4096), std::vector<std::byte>(data.begin() + 8192, data.begin() + 12288));
+  EXPECT_EQ(Read(0, kLine), data);
+  CacheCounters c = C();
+  EXPECT_EQ(c.read_misses, 1u);
+  EXPECT_EQ(c.read_partial_hits, 1u);
+  EXPECT_EQ(c.bytes_read_ssd, 4096u);
+  EXPECT_EQ(c.bytes_read_core, 4096u + kLine - 4096);
+  EXPECT_EQ(Read(0, kLine), data);
+  EXPECT_EQ(C().read_hits, 1u);
+}
+
+TEST_F(CacheTest, WriteThroughWritesBothAndHits) {
+  Make(CacheMode::kWriteThrough);
+  auto data = Pattern(3, 4096, 3 * 4096);
+  Write(4096, data);
+  EXPECT_EQ(Core(4096, data.size()), data);
+  EXPECT_EQ(C().write_misses, 1u);
+  EXPECT_EQ(C().lines_dirty, 0u);
+  EXPECT_EQ(Read(4096, data.size()), data);
+  EXPECT_EQ(C().read_hits, 1u);
+  Write(4096, data);
+  EXPECT_EQ(C().write_hits, 1u);
+}
+
+TEST_F(CacheTest, WriteBackKeepsDataOnSsdUntilCleaned) {
+  Make(CacheMode::kWriteBack);
+  auto data = Pattern(4, kLine + 8192, 8192);
+  Write(kLine + 8192, data);
+  EXPECT_EQ(Core(kLine + 8192, 8192), std::vector<std::byte>(8192));
+  EXPECT_EQ(C().lines_dirty, 1u);
+  EXPECT_EQ(C().dirty_sectors, 2u);
+  EXPECT_EQ(C().bytes_written_core, 0u);
+  EXPECT_EQ(Read(kLine + 8192, 8192), data);
+  EXPECT_EQ(C().read_hits, 1u);
+  ASSERT_TRUE(testing::SyncCleanAll(h->loop, *h->cache).ok());
+  EXPECT_EQ(Core(kLine + 8192, 8192), data);
+  CacheCounters c = C();
+  EXPECT_EQ(c.lines_dirty, 0u);
+  EXPECT_EQ(c.dirty_sectors, 0u);
+  EXPECT_EQ(c.cleaned_lines, 1u);
+  EXPECT_EQ(c.cleaner_writes, 1u);
+  EXPECT_EQ(Read(kLine + 8192, 8192), data);  // still cached, now clean
+  EXPECT_EQ(C().read_hits, 2u);
+}
+
+TEST_F(CacheTest, WriteAroundInvalidatesCachedCopy) {
+  Make(CacheMode::kWriteAround);
+  auto old_data = Pattern(5, 0, kLine);
+  h->core_mem.write_now(0, old_data);
+  EXPECT_EQ(Read(0, kLine), old_data);  // cached now
+  auto new_data = Pattern(6, 4096, 4096);
+  Write(4096, new_data);
+  EXPECT_EQ(C().write_bypasses, 1u);
+  EXPECT_EQ(Core(4096, 4096), new_data);
+  auto expect = old_data;
+  std::copy(new_data.begin(), new_data.end(), expect.begin() + 4096);
+  EXPECT_EQ(Read(0, kLine), expect);
+  EXPECT_EQ(C().read_partial_hits, 1u);
+}
+
+TEST_F(CacheTest, PassThroughStillServesAndCleansDirtyData) {
+  Make(CacheMode::kWriteBack);
+  auto dirty = Pattern(7, 0, 8192);
+  Write(0, dirty);
+  ASSERT_TRUE(testing::SyncSetMode(h->loop, *h->cache, CacheMode::kPassThrough, false).ok());
+  EXPECT_EQ(h->cache->mode(), CacheMode::kPassThrough);
+  EXPECT_EQ(Read(0, 8192), dirty);  // never the stale core copy
+  auto over = Pattern(8, 4096, 4096);
+  Write(4096, over);  // pass-through write over a dirty sector updates both copies
+  auto expect = dirty;
+  std::copy(over.begin(), over.end(), expect.begin() + 4096);
+  EXPECT_EQ(Read(0, 8192), expect);
+  EXPECT_EQ(Read(kLine, 4096), std::vector<std::byte>(4096));
+  EXPECT_EQ(C().read_bypasses, 1u);
+  ASSERT_TRUE(testing::SyncCleanAll(h->loop, *h->cache).ok());
+  EXPECT_EQ(Core(0, 8192), expect);
+  EXPECT_EQ(C().lines_dirty, 0u);
+}
+
+TEST_F(CacheTest, SwitchingAwayFromWriteBackWithDrainCleansEverything) {
+  Make(CacheMode::kWriteBack);
+  for (int i = 0; i < 10; ++i) Write(i * kLine * 3, Pattern(9, i * kLine * 3, 4096));
+  EXPECT_EQ(C().lines_dirty, 10u);
+  ASSERT_TRUE(testing::SyncSetMode(h->loop, *h->cache, CacheMode::kWriteThrough, true).ok());
+  EXPECT_EQ(C().lines_dirty, 0u);
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(Core(i * kLine * 3, 4096), Pattern(9, i * kLine * 3, 4096));
+}
+
+TEST_F(CacheTest, TrimAndWriteZeroes) {
+  Make(CacheMode::kWriteBack);
+  auto data = Pattern(10, 0, kLine);
+  h->core_mem.write_now(0, data);
+  Write(0, Pattern(11, 0, kLine));
+  ASSERT_TRUE(testing::SyncWriteZeroes(h->loop, *h->cache, 4096, 8192).ok());
+  auto got = Read(0, kLine);
+  EXPECT_EQ(std::vector<std::byte>(got.begin() + 4096, got.begin() + 12288),
+            std::vector<std::byte>(8192));
+  ASSERT_TRUE(testing::SyncDiscard(h->loop, *h->cache, 0, kLine).ok());
+  EXPECT_EQ(C().lines_dirty, 0u);
+  EXPECT_EQ(Read(0, kLine), std::vector<std::byte>(kLine));  // MemoryDevice discards to zeros
+  EXPECT_EQ(C().discards, 1u);
+  EXPECT_EQ(C().write_zeroes, 1u);
+}
+
+TEST_F(CacheTest, BadInputsAreRejectedAndChangeNothing) {
+  Make(CacheMode::kWriteBack);
+  std::vector<std::byte> buf(4096, std::byte{1});
+  const uint64_t size = h->cache->size();
+  EXPECT_EQ(testing::SyncRead(h->loop, *h->cache, size, buf).code(),
+            Status::Code::kInvalidArgument);
+  EXPECT_EQ(testing::SyncWrite(h->loop, *h->cache, size - 2048, buf).code(),
+            Status::Code::kInvalidArgument);  // misaligned beats past-the-end
+  EXPECT_EQ(testing::SyncWrite(h->loop, *h->cache, size, buf).code(), Status::Code::kNoSpace);
+  EXPECT_EQ(testing::SyncWrite(h->loop, *h->cache, 512, buf).code(),
+            Status::Code::kInvalidArgument);
+  EXPECT_EQ(testing::SyncRead(h->loop, *h->cache, 0, std::span<std::byte>()).code(),
+            Status::Code::kInvalidArgument);
+  std::vector<std::byte> huge((32 << 20) + 4096);
+  EXPECT_EQ(testing::SyncWrite(h->loop, *h->cache, 0, huge).code(),
+            Status::Code::kInvalidArgument);
+  EXPECT_EQ(testing::SyncDiscard(h->loop, *h->cache, UINT64_MAX & ~4095ull, 8192).code(),
+            Status::Code::kInvalidArgument);
+  CacheCounters c = C();
+  EXPECT_EQ(c.lines_used, 0u);
+  EXPECT_EQ(c.write_hits + c.write_misses + c.read_hits + c.read_misses, 0u);
+  EXPECT_EQ(h->cache->stats().rejected.load(), 7u);
+  EXPECT_EQ(h->core_mem.memory_bytes(), 0u);
+}
+
+TEST_F(CacheTest, CleanRestartIsWarmAndKeepsDirtyData) {
+  Make(CacheMode::kWriteBack);
+  auto clean = Pattern(12, 0, kLine);
+  h->core_mem.write_now(0, clean);
+  EXPECT_EQ(Read(0, kLine), clean);
+  auto dirty = Pattern(13, 5 * kLine, 4096);
+  Write(5 * kLine, dirty);
+  h->restart();
+  EXPECT_TRUE(h->cache->info().was_clean_shutdown);
+  EXPECT_EQ(C().lines_used, 2u);
+  EXPECT_EQ(C().lines_dirty, 1u);
+  EXPECT_EQ(Read(0, kLine), clean);
+  EXPECT_EQ(C().read_hits, 1u);
+  EXPECT_EQ(Read(5 * kLine, 4096), dirty);
+  EXPECT_EQ(Core(5 * kLine, 4096), std::vector<std::byte>(4096));
+}
+
+TEST_F(CacheTest, CrashKeepsFlushedDirtyDataAndDropsCleanLines) {
+  Make(CacheMode::kWriteBack);
+  auto clean = Pattern(14, 0, kLine);
+  h->core_mem.write_now(0, clean);
+  EXPECT_EQ(Read(0, kLine), clean);
+  auto dirty = Pattern(15, 7 * kLine, 8192);
+  Write(7 * kLine, dirty);
+  ASSERT_TRUE(testing::SyncFlush(h->loop, *h->cache).ok());
+  h->crash_restart();
+  EXPECT_FALSE(h->cache->info().was_clean_shutdown);
+  EXPECT_EQ(C().lines_used, 1u);
+  EXPECT_EQ(C().lines_dirty, 1u);
+  EXPECT_EQ(Read(7 * kLine, 8192), dirty);
+  EXPECT_EQ(Read(0, kLine), clean);
+  EXPECT_EQ(C().read_misses, 1u);
+}
+
+TEST_F(CacheTest, FuaWriteIsDurableWithoutFlush) {
+  Make(CacheMode::kWriteBack);
+  auto data = Pattern(16, 0, 4096);
+  Write(0, data, WriteFlags{.fua = true});
+  EXPECT_EQ(C().flushes, 1u);
+  h->crash_restart();
+  EXPECT_EQ(Read(0, 4096), data);
+}
+
+TEST_F(CacheTest, WrongCoreIsRefused) {
+  Make(CacheMode::kWriteThrough);
+  ASSERT_TRUE(testing::SyncClose(h->loop, *h->cache).ok());
+  h->cache.reset();
+  CoreIdentity other = h->core_id;
+  other.fingerprint ^= 1;
+  auto r = testing::SyncOpenCache(h->loop, h->ssd_mem, h->core_mem, other, h->options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Status::Code::kInvalidArgument) << r.status().ToString();
+}
+
+TEST_F(CacheTest, EvictsCleanLinesWhenFullAndStaysCorrect) {
+  Make(CacheMode::kWriteThrough, 2 << 20, 64 << 20);
+  const uint64_t lines = C().lines_total;
+  ASSERT_GT(lines, 8u);
+  auto data = Pattern(17, 0, 64 << 20);
+  h->core_mem.write_now(0, data);
+  for (uint64_t i = 0; i < 2 * lines; ++i) {
+    EXPECT_EQ(Read(i * kLine, kLine),
+              std::vector<std::byte>(data.begin() + i * kLine, data.begin() + (i + 1) * kLine));
+  }
+  EXPECT_GE(C().evictions, lines - 4 * 4);  // shards fill unevenly
+  EXPECT_LE(C().lines_used, lines);
+}
+
+TEST_F(CacheTest, ReadMissRacingWriteNeverInstallsStaleData) {
+  Make(CacheMode::kWriteThrough);
+  auto old_data = Pattern(18, 0, kLine);
+  h->core_mem.write_now(0, old_data);
+  auto new_data = Pattern(19, 0, kLine);
+  std::vector<std::byte> got(kLine);
+  Status read_status = Status::IoError("pending"), write_status = Status::IoError("pending");
+  {
+    EventLoop::ScopedCurrent scope(&h->loop);
+    h->cache->read(0, got, [&](Status s) { read_status = s; });
+    h->cache->write(0, new_data, {}, [&](Status s) { write_status = s; });
+  }
+  h->loop.run_until_idle();
+  ASSERT_TRUE(read_status.ok());
+  ASSERT_TRUE(write_status.ok());
+  EXPECT_EQ(got, old_data);  // the read was submitted first
+  EXPECT_EQ(Read(0, kLine), new_data);
+  EXPECT_EQ(Core(0, kLine), new_data);
+}
+
+TEST_F(CacheTest, CleanerStartsAboveTheWatermark) {
+  h = std::make_unique<CacheHarness>(4 << 20, 64 << 20, Mode(CacheMode::kWriteBack), [] {
+    CacheOptions o = Deterministic();
+    o.dirty_high_watermark = 0.25;
+    return o;
+  }());
+  h->open();
+  const uint64_t lines = C().lines_total;
+  for (uint64_t i = 0; i < lines / 2; ++i) Write(i * kLine, Pattern(20, i * kLine, 4096));
+  h->loop.run_until_idle();
+  EXPECT_LE(C().lines_dirty, lines / 4);
+  EXPECT_GT(C().cleaned_lines, 0u);
+  for (uint64_t i = 0; i < lines / 2; ++i) {
+    EXPECT_EQ(Read(i * kLine, 4096), Pattern(20, i * kLine, 4096));
+  }
+}
+
+}  // namespace
+}  // namespace tiercache

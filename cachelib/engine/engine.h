@@ -1,0 +1,80 @@
+// Engine: the state behind a Cache shared by every I/O path: devices, metadata store, shards,
+// mode, counters, persistence epochs and the cleaner. Mode-specific paths (wt.cpp, wb.cpp, ...)
+// and the read path are free functions over it (see io_paths.h). Thread-safe as documented per member.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "cachelib/engine/cache.h"
+#include "cachelib/engine/engine_counters.h"
+#include "cachelib/engine/shard.h"
+#include "policy/admission/admission_policy.h"
+
+namespace tiercache {
+
+class Cleaner;
+
+class Engine {
+ public:
+  Engine(Device& ssd, Device& core, std::unique_ptr<MetadataStore> store,
+         const CacheOptions& options);
+  ~Engine();
+
+  Device& ssd;
+  Device& core;
+  const std::unique_ptr<MetadataStore> store;
+  const CacheOptions options;
+  const uint32_t line_size;
+  const uint32_t sectors_per_line;
+  EngineCounters counters;
+  std::atomic<CacheMode> mode;
+  std::unique_ptr<AdmissionPolicy> admission;
+  std::unique_ptr<Cleaner> cleaner;
+
+  // Requests (and background fills) not yet finished; close() waits for zero.
+  std::atomic<uint64_t> inflight{0};
+  // Foreground requests seen; the cleaner compares it to detect idleness.
+  std::atomic<uint64_t> foreground_ops{0};
+
+  // Loads shard state from the store's records (masking to dirty sectors after unclean shutdown).
+  void load_records();
+
+  Shard& shard_for(uint64_t core_line) {
+    return *shards_[(core_line * 0x9E3779B97F4A7C15ull >> 32) % shards_.size()];
+  }
+  std::vector<std::unique_ptr<Shard>>& shards() { return shards_; }
+  uint64_t ssd_offset(const CacheLine& line, uint32_t sector) const {
+    return store->data_offset(line.id) + uint64_t(sector) * kSectorSize;
+  }
+
+  // REQUIRES shard.mu. True if `line` may be reused for another core line now.
+  bool can_reuse(Shard& shard, const CacheLine& line) const;
+  // REQUIRES shard.mu. Maps core_line to a line (free or evicted), counting evictions; may be null.
+  CacheLine* allocate_line(Shard& shard, uint64_t core_line);
+  // REQUIRES shard.mu, and that line.dirty changed. Updates the dirty set, the counters and stages
+  // the line's record for the next persist().
+  void dirty_bits_changed(Shard& shard, CacheLine& line, const SectorBits& old_dirty);
+
+  // Writes staged records and flushes the SSD; then every record staged before the call is durable.
+  void persist(IoCallback done);
+  // FLUSH: every write completed before the call becomes durable (core flushed, SSD records persisted).
+  void flush_all(IoCallback done);
+
+  // Wakes the cleaner if dirty lines passed the high watermark.
+  void maybe_kick_cleaner();
+  uint64_t total_lines() const { return store->line_count(); }
+
+ private:
+  void stage_locked(CacheLine& line);
+
+  std::vector<std::unique_ptr<Shard>> shards_;
+  // Orders staging against the start of a persist, so an epoch number says what a persist covers.
+  std::mutex persist_mu_;
+  uint64_t persist_started_ = 0;                 // GUARDED_BY(persist_mu_)
+  std::atomic<uint64_t> persist_completed_{0};  // highest persist epoch known durable
+};
+
+}  // namespace tiercache

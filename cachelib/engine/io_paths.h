@@ -1,0 +1,61 @@
+// The per-segment I/O paths of the engine, one file per cache mode (wt.cpp, wb.cpp, wa.cpp,
+// pt.cpp) plus the read path shared by all modes (read_path.cpp) and trim/zeroing (trim_zero.cpp).
+// Each runs on the request's loop, takes the segment's core-line lock, does its I/O and calls
+// req.segment_done() exactly once. Helpers shared by the paths live here too.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "cachelib/engine/request.h"
+
+namespace tiercache {
+
+void ReadSegment(Request& req, const Segment& seg);
+void WriteSegmentWt(Request& req, const Segment& seg);
+void WriteSegmentWb(Request& req, const Segment& seg);
+void WriteSegmentWa(Request& req, const Segment& seg);
+void WriteSegmentPt(Request& req, const Segment& seg);
+void DiscardSegment(Request& req, const Segment& seg);
+void WriteZeroesSegment(Request& req, const Segment& seg);
+
+// Runs `then` on `loop` once `core_line` is locked (inline if free now).
+void LockLineThen(Engine& engine, EventLoop* loop, uint64_t core_line, bool exclusive,
+                  EventLoop::Task then);
+inline void LockThen(Request& req, const Segment& seg, bool exclusive, EventLoop::Task then) {
+  LockLineThen(req.engine, req.loop, seg.core_line, exclusive, std::move(then));
+}
+void UnlockLine(Engine& engine, uint64_t core_line, bool exclusive);
+
+// Calls fn(first_sector, count, in_set) for each maximal run of sectors in [first, first+n) that
+// are all in `set` or all not in it.
+void ForEachRun(const SectorBits& set, uint32_t first, uint32_t n,
+                const std::function<void(uint32_t, uint32_t, bool)>& fn);
+
+// Joins several device I/Os: done(first error) runs after the last one completes.
+class IoJoin : public std::enable_shared_from_this<IoJoin> {
+ public:
+  static std::shared_ptr<IoJoin> Make(IoCallback done);
+  // One callback per I/O; call them all before any can complete (i.e. before returning to the loop).
+  IoCallback add();
+  // Completes immediately (later) if add() was never called.
+  void seal();
+
+ private:
+  uint32_t pending_ = 1;  // the seal() reference
+  Status first_;
+  IoCallback done_;
+  void arrive(Status s);
+};
+
+// Writes [first, first+count) sectors of `line` on the SSD from `src` (segment-relative buffer).
+void SsdWriteSectors(Engine& e, uint32_t line_id, uint32_t first, uint32_t count,
+                     const std::byte* src, IoCallback cb);
+void SsdReadSectors(Engine& e, uint32_t line_id, uint32_t first, uint32_t count, std::byte* dst,
+                    IoCallback cb);
+
+// REQUIRES shard.mu. Drops the clean copies of `mask` sectors (dirty ones stay).
+void InvalidateClean(CacheLine& line, const SectorBits& mask);
+
+}  // namespace tiercache

@@ -1,0 +1,112 @@
+// The read path, shared by every mode: sectors valid in the cache come from the SSD, the rest from
+// the core, in one pass; then, after the reply, the core sectors are filled into the cache
+// (unless pass-through). In pass-through only dirty sectors come from the SSD: the cache must never
+// hide newer data, but otherwise stays out of the way. Runs under the core line's shared lock, which
+// keeps writes out and the line from being evicted until the fill is done.
+#include <cstdlib>
+#include <cstring>
+
+#include "cachelib/engine/io_paths.h"
+
+namespace tiercache {
+namespace {
+
+// Shared so it can ride in a copyable std::function until the fill's writes complete.
+using AlignedBuffer = std::shared_ptr<std::byte>;
+
+AlignedBuffer AllocAligned(uint64_t bytes) {
+  return AlignedBuffer(static_cast<std::byte*>(std::aligned_alloc(kSectorSize, bytes)), std::free);
+}
+
+// Background fill of `fill` sectors (data in `data`, segment-relative) after the reply was sent.
+// Owns the segment's shared lock and releases it at the end.
+void FillAfterReply(Engine& e, Segment seg, SectorBits fill, AlignedBuffer data) {
+  Shard& shard = e.shard_for(seg.core_line);
+  CacheLine* line;
+  {
+    std::lock_guard lock(shard.mu);
+    line = shard.lookup(seg.core_line);
+    if (line == nullptr &&
+        e.admission->admit({seg.core_line, seg.core_offset(e.line_size), seg.bytes(), false})) {
+      line = e.allocate_line(shard, seg.core_line);
+    }
+    if (line != nullptr) fill &= ~line->valid;  // another reader may have filled some already
+  }
+  if (line == nullptr || fill.none()) {
+    UnlockLine(e, seg.core_line, false);
+    e.inflight.fetch_sub(1, std::memory_order_release);
+    return;
+  }
+  const uint32_t line_id = line->id;
+  std::byte* base = data.get();
+  auto join = IoJoin::Make([&e, seg, fill, line_id, data = std::move(data)](Status s) {
+    if (s.ok()) {
+      Shard& sh = e.shard_for(seg.core_line);
+      std::lock_guard lock(sh.mu);
+      // Still ours: the shared lock kept writers out and the line from being evicted.
+      sh.line(line_id).valid |= fill;
+    }
+    UnlockLine(e, seg.core_line, false);
+    e.inflight.fetch_sub(1, std::memory_order_release);
+  });
+  ForEachRun(fill, seg.first_sector, seg.sectors, [&](uint32_t first, uint32_t n, bool in) {
+    if (!in) return;
+    SsdWriteSectors(e, line_id, first,
+                    n, base + uint64_t(first - seg.first_sector) * kSectorSize, join->add());
+  });
+  join->seal();
+}
+
+void ReadLocked(Request& req, const Segment& seg) {
+  Engine& e = req.engine;
+  Shard& shard = e.shard_for(seg.core_line);
+  const bool pass_through = req.mode == CacheMode::kPassThrough;
+  SectorBits from_ssd;
+  uint32_t line_id = 0;
+  {
+    std::lock_guard lock(shard.mu);
+    if (CacheLine* line = shard.lookup(seg.core_line)) {
+      from_ssd = (pass_through ? line->dirty : line->valid) & seg.mask();
+      line_id = line->id;
+      if (from_ssd.any()) shard.touch(*line);
+    }
+  }
+  const SectorBits from_core = seg.mask() & ~from_ssd;
+  if (from_ssd.any()) req.any_ssd = true;
+  if (from_core.any()) req.any_core = true;
+  if (pass_through && from_ssd.none()) req.bypassed = true;
+  std::byte* out = req.read_buf + seg.buf_offset;
+  auto join = IoJoin::Make([&req, seg, from_core, pass_through](Status s) {
+    Engine& e = req.engine;
+    if (!s.ok() || from_core.none() || pass_through) {
+      UnlockLine(e, seg.core_line, false);
+      return req.segment_done(std::move(s));
+    }
+    // Copy what the core returned, reply, then fill the cache with the copy.
+    AlignedBuffer copy = AllocAligned(seg.bytes());
+    std::memcpy(copy.get(), req.read_buf + seg.buf_offset, seg.bytes());
+    e.inflight.fetch_add(1, std::memory_order_relaxed);
+    req.segment_done(Status::Ok());  // may delete req
+    FillAfterReply(e, seg, from_core, std::move(copy));
+  });
+  ForEachRun(from_ssd, seg.first_sector, seg.sectors, [&](uint32_t first, uint32_t n, bool ssd) {
+    std::byte* dst = out + uint64_t(first - seg.first_sector) * kSectorSize;
+    if (ssd) {
+      SsdReadSectors(e, line_id, first, n, dst, join->add());
+    } else {
+      uint64_t bytes = uint64_t(n) * kSectorSize;
+      EngineCounters::add(e.counters.bytes_read_core, bytes);
+      e.core.read(seg.core_line * e.line_size + uint64_t(first) * kSectorSize,
+                  std::span<std::byte>(dst, bytes), join->add());
+    }
+  });
+  join->seal();
+}
+
+}  // namespace
+
+void ReadSegment(Request& req, const Segment& seg) {
+  LockThen(req, seg, false, [&req, seg] { ReadLocked(req, seg); });
+}
+
+}  // namespace tiercache

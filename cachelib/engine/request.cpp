@@ -1,0 +1,90 @@
+#include "cachelib/engine/request.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace tiercache {
+
+SectorBits Segment::mask() const {
+  SectorBits m;
+  for (uint32_t s = first_sector; s < first_sector + sectors; ++s) m.set(s);
+  return m;
+}
+
+Request* NewRequest(Engine& engine, RequestKind kind, uint64_t offset, uint64_t length,
+                    IoCallback done) {
+  assert(EventLoop::current() != nullptr);
+  engine.inflight.fetch_add(1, std::memory_order_relaxed);
+  engine.foreground_ops.fetch_add(1, std::memory_order_relaxed);
+  Request* r = new Request{.engine = engine,
+                           .loop = EventLoop::current(),
+                           .kind = kind,
+                           .mode = engine.mode.load(std::memory_order_acquire),
+                           .offset = offset,
+                           .length = length,
+                           .flags = {},
+                           .done = std::move(done),
+                           .status = Status::Ok()};
+  return r;
+}
+
+void Request::start(const std::function<void(Request&, const Segment&)>& fn) {
+  const uint32_t line_size = engine.line_size;
+  std::vector<Segment> segments;
+  for (uint64_t pos = offset; pos < offset + length;) {
+    Segment seg;
+    seg.core_line = pos / line_size;
+    uint64_t in_line = pos % line_size;
+    seg.first_sector = uint32_t(in_line / kSectorSize);
+    uint64_t n = std::min<uint64_t>(line_size - in_line, offset + length - pos);
+    seg.sectors = uint32_t(n / kSectorSize);
+    seg.buf_offset = pos - offset;
+    segments.push_back(seg);
+    pos += n;
+  }
+  // Count all segments before starting any, so an early completion cannot finish the request.
+  pending = uint32_t(segments.size());
+  for (const Segment& seg : segments) fn(*this, seg);
+}
+
+void Request::segment_done(Status s) {
+  if (!s.ok() && status.ok()) status = std::move(s);
+  assert(pending > 0);
+  if (--pending == 0) finish();
+}
+
+void Request::finish() {
+  EngineCounters& c = engine.counters;
+  if (!status.ok()) EngineCounters::add(c.errors);
+  if (kind == RequestKind::kRead) {
+    if (bypassed) {
+      EngineCounters::add(c.read_bypasses);
+    } else if (any_ssd && any_core) {
+      EngineCounters::add(c.read_partial_hits);
+    } else if (any_core) {
+      EngineCounters::add(c.read_misses);
+    } else {
+      EngineCounters::add(c.read_hits);
+    }
+  } else if (kind == RequestKind::kWrite) {
+    if (bypassed) {
+      EngineCounters::add(c.write_bypasses);
+    } else {
+      EngineCounters::add(all_cached ? c.write_hits : c.write_misses);
+    }
+  }
+  auto complete = [this](Status s) {
+    IoCallback cb = std::move(done);
+    Engine& e = engine;
+    delete this;
+    cb(std::move(s));
+    e.inflight.fetch_sub(1, std::memory_order_release);
+  };
+  // FUA is emulated in one place: a write (or zeroing) with FUA is followed by a full flush.
+  if (status.ok() && flags.fua) {
+    return engine.flush_all(std::move(complete));
+  }
+  complete(std::move(status));
+}
+
+}  // namespace tiercache

@@ -1,0 +1,60 @@
+// Request: one client request in flight, split into per-line segments that proceed independently
+// (each under its core-line lock) and join here. Lives on the heap until its last segment finishes;
+// every continuation runs on the submitting loop, so the join needs no atomics.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
+
+#include "cachelib/engine/engine.h"
+
+namespace tiercache {
+
+enum class RequestKind : uint8_t { kRead, kWrite, kDiscard, kWriteZeroes, kPrefetch };
+
+struct Segment {
+  uint64_t core_line = 0;
+  uint32_t first_sector = 0;
+  uint32_t sectors = 0;
+  uint64_t buf_offset = 0;  // byte offset of this segment within the request
+
+  uint64_t core_offset(uint32_t line_size) const {
+    return core_line * line_size + uint64_t(first_sector) * kSectorSize;
+  }
+  uint64_t bytes() const { return uint64_t(sectors) * kSectorSize; }
+  // The segment's sectors as a mask.
+  SectorBits mask() const;
+};
+
+struct Request {
+  Engine& engine;
+  EventLoop* loop;
+  RequestKind kind;
+  CacheMode mode;  // read once at submission: a mode switch never changes a request midway
+  uint64_t offset;
+  uint64_t length;
+  std::byte* read_buf = nullptr;
+  const std::byte* write_buf = nullptr;
+  WriteFlags flags;
+  IoCallback done;
+
+  uint32_t pending = 0;
+  Status status;
+  // What the segments saw, for the hit/miss counters.
+  bool any_ssd = false, any_core = false, bypassed = false, all_cached = true;
+
+  // Runs fn(segment) for every line segment, then finishes once all have called segment_done().
+  void start(const std::function<void(Request&, const Segment&)>& fn);
+  void segment_done(Status s);
+
+ private:
+  void finish();
+};
+
+// Creates a request on the current loop (REQUIRES EventLoop::current() != nullptr).
+Request* NewRequest(Engine& engine, RequestKind kind, uint64_t offset, uint64_t length,
+                    IoCallback done);
+
+}  // namespace tiercache

@@ -1,0 +1,87 @@
+// TRIM and WRITE_ZEROES, the same in every mode. TRIM drops the cached sectors (dirty ones too: the
+// protocol leaves trimmed contents unspecified) and passes the discard to the core. WRITE_ZEROES
+// zeroes the core; sectors dirty in the cache get zeros on the SSD as well (and stay dirty) so that
+// a crash can never bring back data older than the zeroing; clean copies are dropped.
+#include <cstdlib>
+
+#include "cachelib/engine/io_paths.h"
+
+namespace tiercache {
+namespace {
+
+// One line of zeros (the largest line size), for zeroing dirty sectors on the SSD.
+const std::byte* ZeroLine() {
+  static const std::byte* zeros = [] {
+    auto* p = static_cast<std::byte*>(std::aligned_alloc(kSectorSize, kMaxSectorsPerLine * kSectorSize));
+    std::fill(p, p + kMaxSectorsPerLine * kSectorSize, std::byte{0});
+    return p;
+  }();
+  return zeros;
+}
+
+void DiscardLocked(Request& req, const Segment& seg) {
+  Engine& e = req.engine;
+  Shard& shard = e.shard_for(seg.core_line);
+  {
+    std::lock_guard lock(shard.mu);
+    if (CacheLine* line = shard.lookup(seg.core_line)) {
+      SectorBits old_dirty = line->dirty;
+      line->valid &= ~seg.mask();
+      line->dirty &= ~seg.mask();
+      ++line->write_gen;
+      if (line->dirty != old_dirty) e.dirty_bits_changed(shard, *line, old_dirty);
+    }
+  }
+  e.core.discard(seg.core_offset(e.line_size), seg.bytes(), [&req, seg](Status s) {
+    UnlockLine(req.engine, seg.core_line, true);
+    // Discard is advisory on the core (a file system may not support it): the cache side is done.
+    req.segment_done(s.code() == Status::Code::kNotSupported ? Status::Ok() : std::move(s));
+  });
+}
+
+void ZeroLocked(Request& req, const Segment& seg) {
+  Engine& e = req.engine;
+  Shard& shard = e.shard_for(seg.core_line);
+  bool keep = false;
+  uint32_t line_id = 0;
+  {
+    std::lock_guard lock(shard.mu);
+    if (CacheLine* line = shard.lookup(seg.core_line)) {
+      keep = (line->dirty & seg.mask()).any();
+      line_id = line->id;
+      if (!keep) line->valid &= ~seg.mask();
+    }
+  }
+  auto join = IoJoin::Make([&req, seg, keep, line_id](Status s) {
+    Engine& e = req.engine;
+    if (keep) {
+      Shard& sh = e.shard_for(seg.core_line);
+      std::lock_guard lock(sh.mu);
+      CacheLine& l = sh.line(line_id);
+      ++l.write_gen;
+      if (s.ok()) {
+        l.valid |= seg.mask();
+      } else {
+        InvalidateClean(l, seg.mask());
+      }
+    }
+    UnlockLine(e, seg.core_line, true);
+    req.segment_done(std::move(s));
+  });
+  EngineCounters::add(e.counters.bytes_written_core, seg.bytes());
+  e.core.write_zeroes(seg.core_offset(e.line_size), seg.bytes(), {}, join->add());
+  if (keep) SsdWriteSectors(e, line_id, seg.first_sector, seg.sectors, ZeroLine(), join->add());
+  join->seal();
+}
+
+}  // namespace
+
+void DiscardSegment(Request& req, const Segment& seg) {
+  LockThen(req, seg, true, [&req, seg] { DiscardLocked(req, seg); });
+}
+
+void WriteZeroesSegment(Request& req, const Segment& seg) {
+  LockThen(req, seg, true, [&req, seg] { ZeroLocked(req, seg); });
+}
+
+}  // namespace tiercache

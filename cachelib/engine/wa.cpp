@@ -1,0 +1,54 @@
+// Write-around: the write goes to the core only and drops cached clean copies of the sectors.
+// Sectors that are dirty in the cache are updated on the SSD as well (and stay dirty): dropping them
+// before the core write is durable could resurrect older data after a crash.
+#include "cachelib/engine/io_paths.h"
+
+namespace tiercache {
+namespace {
+
+void WaLocked(Request& req, const Segment& seg) {
+  Engine& e = req.engine;
+  Shard& shard = e.shard_for(seg.core_line);
+  bool keep = false;
+  uint32_t line_id = 0;
+  {
+    std::lock_guard lock(shard.mu);
+    if (CacheLine* line = shard.lookup(seg.core_line)) {
+      keep = (line->dirty & seg.mask()).any();
+      line_id = line->id;
+      // Under the exclusive lock no reader can see the sectors before the core write lands.
+      if (!keep) line->valid &= ~seg.mask();
+    }
+  }
+  if (!keep) req.bypassed = true;
+  auto join = IoJoin::Make([&req, seg, keep, line_id](Status s) {
+    Engine& e = req.engine;
+    if (keep) {
+      Shard& sh = e.shard_for(seg.core_line);
+      std::lock_guard lock(sh.mu);
+      CacheLine& l = sh.line(line_id);
+      ++l.write_gen;
+      if (s.ok()) {
+        l.valid |= seg.mask();
+      } else {
+        InvalidateClean(l, seg.mask());
+      }
+    }
+    UnlockLine(e, seg.core_line, true);
+    req.segment_done(std::move(s));
+  });
+  const std::byte* src = req.write_buf + seg.buf_offset;
+  EngineCounters::add(e.counters.bytes_written_core, seg.bytes());
+  e.core.write(seg.core_offset(e.line_size), std::span<const std::byte>(src, seg.bytes()), {},
+               join->add());
+  if (keep) SsdWriteSectors(e, line_id, seg.first_sector, seg.sectors, src, join->add());
+  join->seal();
+}
+
+}  // namespace
+
+void WriteSegmentWa(Request& req, const Segment& seg) {
+  LockThen(req, seg, true, [&req, seg] { WaLocked(req, seg); });
+}
+
+}  // namespace tiercache

@@ -1,0 +1,57 @@
+// Write-through (SRT "Enhanced"): the write goes to the core and, when the line is cached or
+// admitted, to the SSD too; acknowledged after both. Dirty sectors stay dirty (their SSD copy is
+// updated too), so write-back data left from an earlier mode is never lost or reordered.
+#include "cachelib/engine/io_paths.h"
+
+namespace tiercache {
+namespace {
+
+void WtLocked(Request& req, const Segment& seg) {
+  Engine& e = req.engine;
+  Shard& shard = e.shard_for(seg.core_line);
+  CacheLine* line;
+  {
+    std::lock_guard lock(shard.mu);
+    line = shard.lookup(seg.core_line);
+    if (line == nullptr) {
+      req.all_cached = false;
+      if (e.admission->admit({seg.core_line, req.offset, req.length, true})) {
+        line = e.allocate_line(shard, seg.core_line);
+      }
+    } else {
+      shard.touch(*line);
+    }
+  }
+  const bool cached = line != nullptr;
+  const uint32_t line_id = cached ? line->id : 0;
+  auto join = IoJoin::Make([&req, seg, cached, line_id](Status s) {
+    Engine& e = req.engine;
+    if (cached) {
+      Shard& sh = e.shard_for(seg.core_line);
+      std::lock_guard lock(sh.mu);
+      CacheLine& l = sh.line(line_id);
+      ++l.write_gen;
+      if (s.ok()) {
+        l.valid |= seg.mask();
+      } else {
+        InvalidateClean(l, seg.mask());
+      }
+    }
+    UnlockLine(e, seg.core_line, true);
+    req.segment_done(std::move(s));
+  });
+  const std::byte* src = req.write_buf + seg.buf_offset;
+  EngineCounters::add(e.counters.bytes_written_core, seg.bytes());
+  e.core.write(seg.core_offset(e.line_size), std::span<const std::byte>(src, seg.bytes()), {},
+               join->add());
+  if (cached) SsdWriteSectors(e, line_id, seg.first_sector, seg.sectors, src, join->add());
+  join->seal();
+}
+
+}  // namespace
+
+void WriteSegmentWt(Request& req, const Segment& seg) {
+  LockThen(req, seg, true, [&req, seg] { WtLocked(req, seg); });
+}
+
+}  // namespace tiercache

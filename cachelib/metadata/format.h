@@ -1,0 +1,113 @@
+// The tiercache on-SSD format, shared by the superblock, metadata-page and store code: constants,
+// byte offsets of every field, the layout derived from (line size, line count), little-endian
+// helpers and the checksum. Mirrored in docs/on-disk-format.md: change both together, and never
+// move a field of a released version. Plain functions and values; thread-compatible.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace tiercache::format {
+
+// ---- Regions ------------------------------------------------------------------------------------
+inline constexpr std::string_view kSuperblockMagic = "TIERCACH";  // 8 bytes, no NUL
+inline constexpr uint32_t kVersion = 1;
+inline constexpr uint64_t kBlockSize = 4096;  // unit of every metadata write
+inline constexpr uint64_t kSuperblockCopies = 2;
+inline constexpr uint64_t kSuperblockOffset[kSuperblockCopies] = {0, 4096};
+inline constexpr uint64_t kSuperblockAreaSize = 8192;  // both copies
+inline constexpr uint64_t kMetadataOffset = 8192;
+inline constexpr uint64_t kSlotsPerPage = 2;          // A at +0, B at +4096
+inline constexpr uint64_t kPageStride = kSlotsPerPage * kBlockSize;
+inline constexpr uint64_t kMinLines = 16;
+inline constexpr size_t kMaxCorePathBytes = 1024;
+inline constexpr uint32_t kMinLineSize = 4096;
+inline constexpr uint32_t kMaxLineSize = 1u << 20;
+
+// ---- Superblock copy (4096 bytes). Checksum = XXH64(seed 0) of bytes [16, 4096). --------------
+// kSbMagic and kSbChecksum never move; kSbVersion never moves; the rest is version 1.
+namespace sb {
+inline constexpr size_t kMagic = 0;             // char[8] "TIERCACH"
+inline constexpr size_t kChecksum = 8;          // u64
+inline constexpr size_t kVersion = 16;          // u32
+inline constexpr size_t kReserved0 = 20;        // u32, zero
+inline constexpr size_t kSequence = 24;         // u64, newest valid copy wins
+inline constexpr size_t kUuid = 32;             // u8[16]
+inline constexpr size_t kLineSize = 48;         // u32, bytes
+inline constexpr size_t kMode = 52;             // u8, CacheMode
+inline constexpr size_t kCleanShutdown = 53;    // u8, 0 or 1
+inline constexpr size_t kReserved1 = 54;        // u8[2], zero
+inline constexpr size_t kRecordSize = 56;       // u32, bytes
+inline constexpr size_t kRecordsPerPage = 60;   // u32
+inline constexpr size_t kMetadataOffset = 64;   // u64, bytes
+inline constexpr size_t kMetadataLength = 72;   // u64, bytes
+inline constexpr size_t kPageCount = 80;        // u64
+inline constexpr size_t kDataOffset = 88;       // u64, bytes
+inline constexpr size_t kLineCount = 96;        // u64
+inline constexpr size_t kCoreSize = 104;        // u64, bytes
+inline constexpr size_t kCoreFingerprint = 112; // u64
+inline constexpr size_t kCorePathLength = 120;  // u32, bytes, <= 1024
+inline constexpr size_t kReserved2 = 124;       // u32, zero
+inline constexpr size_t kCorePath = 128;        // char[1024], zero padded
+inline constexpr size_t kEnd = kCorePath + kMaxCorePathBytes;  // 1152; rest of the copy is zero
+}  // namespace sb
+
+// ---- Metadata page slot (4096 bytes). Checksum = XXH64(seed 0) of bytes [16, 4096). -----------
+namespace slot {
+inline constexpr std::string_view kMagic = "TCMETAPG";  // 8 bytes
+inline constexpr size_t kMagicOffset = 0;     // char[8]
+inline constexpr size_t kChecksum = 8;        // u64
+inline constexpr size_t kPageIndex = 16;      // u64
+inline constexpr size_t kSequence = 24;       // u64, > 0; the newer valid slot wins
+inline constexpr size_t kUuid = 32;           // u8[16], the cache's UUID
+inline constexpr size_t kRecordCount = 48;    // u32, records in this page
+inline constexpr size_t kReserved = 52;       // u8[12], zero
+inline constexpr size_t kHeaderSize = 64;     // records follow, packed
+}  // namespace slot
+
+// ---- Line record (record_size bytes): core_line u64, valid bits, dirty bits. -------------------
+// Bitmaps are ceil(sectors_per_line / 8) bytes; sector i is bit (i % 8) of byte i / 8.
+// A free record has core_line = ~0 and no bits set.
+
+// Where everything is, derived from (line_size, line_count) alone.
+struct Layout {
+  uint32_t line_size = 0;
+  uint32_t sectors_per_line = 0;
+  uint32_t bitmap_bytes = 0;       // per bitmap
+  uint32_t record_size = 0;        // 8 + 2 * bitmap_bytes
+  uint32_t records_per_page = 0;   // (4096 - 64) / record_size
+  uint64_t line_count = 0;
+  uint64_t page_count = 0;         // ceil(line_count / records_per_page)
+  uint64_t metadata_offset = 0;    // kMetadataOffset
+  uint64_t metadata_length = 0;    // page_count * kPageStride
+  uint64_t data_offset = 0;        // metadata end, rounded up to line_size
+
+  // Bytes of SSD the layout occupies: data_offset + line_count * line_size.
+  uint64_t required_size() const;
+  // Byte offset of a page slot (0 = A, 1 = B).
+  uint64_t slot_offset(uint64_t page, uint32_t slot) const;
+  // Records stored in `page` (the last page may be partial).
+  uint32_t records_in_page(uint64_t page) const;
+  bool operator==(const Layout&) const = default;
+};
+
+// REQUIRES: line_size is a valid line size (FormatOptions::validate).
+Layout LayoutFor(uint32_t line_size, uint64_t line_count);
+// The layout with the most lines that fits in `ssd_size` bytes (line_count may be 0).
+Layout LayoutForSsd(uint64_t ssd_size, uint32_t line_size);
+
+uint64_t Checksum(std::span<const std::byte> bytes);
+
+// Little-endian field access; `at` + width must lie inside `buf`.
+void PutU8(std::span<std::byte> buf, size_t at, uint8_t v);
+void PutU32(std::span<std::byte> buf, size_t at, uint32_t v);
+void PutU64(std::span<std::byte> buf, size_t at, uint64_t v);
+uint8_t GetU8(std::span<const std::byte> buf, size_t at);
+uint32_t GetU32(std::span<const std::byte> buf, size_t at);
+uint64_t GetU64(std::span<const std::byte> buf, size_t at);
+void PutBytes(std::span<std::byte> buf, size_t at, std::span<const std::byte> src);
+bool IsAllZero(std::span<const std::byte> bytes);
+
+}  // namespace tiercache::format

@@ -1,0 +1,128 @@
+#include "cachelib/metadata/format_task.h"
+
+#include <algorithm>
+#include <random>
+
+#include "cachelib/metadata/bounded_io.h"
+
+namespace tiercache {
+namespace {
+
+// Largest write_zeroes request used to clear the metadata region.
+constexpr uint64_t kZeroChunk = 64ull << 20;
+
+std::array<uint8_t, 16> RandomUuid() {
+  std::random_device rd;
+  std::array<uint8_t, 16> uuid{};
+  for (size_t i = 0; i < uuid.size(); i += 4) {
+    uint32_t v = rd();
+    for (size_t j = 0; j < 4; ++j) uuid[i + j] = static_cast<uint8_t>(v >> (8 * j));
+  }
+  uuid[6] = (uuid[6] & 0x0f) | 0x40;  // RFC 4122 version 4
+  uuid[8] = (uuid[8] & 0x3f) | 0x80;  // RFC 4122 variant
+  return uuid;
+}
+
+}  // namespace
+
+void FormatTask::Start(Device& ssd, const CoreIdentity& core, const FormatOptions& options,
+                       std::function<void(Status)> done) {
+  auto task = std::make_shared<FormatTask>(ssd, options, std::move(done));
+  Status s = task->check_arguments(core);
+  if (!s.ok()) return task->report(std::move(s));
+  task->check_existing();
+}
+
+FormatTask::FormatTask(Device& ssd, const FormatOptions& options, std::function<void(Status)> done)
+    : ssd_(ssd), options_(options), done_(std::move(done)) {}
+
+Status FormatTask::check_arguments(const CoreIdentity& core) {
+  TC_RETURN_IF_ERROR(options_.validate());
+  if (core.path.size() > format::kMaxCorePathBytes) {
+    return Status::InvalidArgument("core path is " + std::to_string(core.path.size()) +
+                                   " bytes; at most 1024 fit in the superblock");
+  }
+  if (core.size == 0) return Status::InvalidArgument("core " + core.path + " is empty");
+  if (ssd_.block_size() > format::kBlockSize || ssd_.max_io_bytes() < format::kPageStride) {
+    return Status::NotSupported(ssd_.name() + ": block size " + std::to_string(ssd_.block_size()) +
+                                " or request limit " + std::to_string(ssd_.max_io_bytes()) +
+                                " unsupported (need <= 4096 and >= 8192)");
+  }
+  format::Layout layout = format::LayoutForSsd(ssd_.size(), options_.line_size);
+  if (layout.line_count < format::kMinLines) {
+    uint64_t need = format::LayoutFor(options_.line_size, format::kMinLines).required_size();
+    return Status::InvalidArgument(
+        "cache device " + ssd_.name() + " is " + std::to_string(ssd_.size()) +
+        " bytes, too small for " + std::to_string(format::kMinLines) + " lines of " +
+        std::to_string(options_.line_size) + " bytes (needs " + std::to_string(need) + " bytes)");
+  }
+  sb_.sequence = 1;
+  sb_.uuid = RandomUuid();
+  sb_.core = core;
+  sb_.mode = options_.mode;
+  sb_.clean_shutdown = true;  // nothing to recover in an empty cache
+  sb_.layout = layout;
+  return Status::Ok();
+}
+
+void FormatTask::check_existing() {
+  if (options_.force) return zero_metadata();
+  buf_.assign(format::kSuperblockAreaSize, std::byte{0});
+  ssd_.read(0, buf_, [self = shared_from_this()](Status s) {
+    if (!s.ok()) return self->report(std::move(s));
+    if (HasTiercacheMagic(self->buf_)) {
+      return self->report(Status::Busy(self->ssd_.name() +
+                                       " already holds a tiercache cache; use --force to "
+                                       "overwrite it"));
+    }
+    if (!format::IsAllZero(self->buf_)) {
+      return self->report(Status::Busy(self->ssd_.name() +
+                                       " holds other data (no tiercache superblock); use --force "
+                                       "to overwrite it"));
+    }
+    self->zero_metadata();
+  });
+}
+
+void FormatTask::zero_metadata() {
+  const format::Layout& l = sb_.layout;
+  uint64_t chunk = std::min(kZeroChunk, l.metadata_length);
+  uint64_t count = (l.metadata_length + chunk - 1) / chunk;
+  auto submit = [self = shared_from_this(), chunk](size_t i, IoCallback cb) {
+    const format::Layout& l = self->sb_.layout;
+    uint64_t offset = i * chunk;
+    uint64_t length = std::min(chunk, l.metadata_length - offset);
+    self->ssd_.write_zeroes(l.metadata_offset + offset, length, {}, std::move(cb));
+  };
+  RunBounded(count, 2, std::move(submit), [self = shared_from_this()](Status s) {
+    if (!s.ok()) return self->report(std::move(s));
+    self->flush_then(&FormatTask::write_superblocks);
+  });
+}
+
+void FormatTask::write_superblocks() {
+  buf_.assign(format::kSuperblockAreaSize, std::byte{0});
+  for (uint64_t offset : format::kSuperblockOffset) {
+    EncodeSuperblock(sb_, std::span(buf_).subspan(offset, format::kBlockSize));
+  }
+  ssd_.write(0, buf_, {}, [self = shared_from_this()](Status s) {
+    if (!s.ok()) return self->report(std::move(s));
+    self->flush_then(&FormatTask::succeed);
+  });
+}
+
+void FormatTask::flush_then(void (FormatTask::*next)()) {
+  ssd_.flush([self = shared_from_this(), next](Status s) {
+    if (!s.ok()) return self->report(std::move(s));
+    ((*self).*next)();
+  });
+}
+
+void FormatTask::succeed() { report(Status::Ok()); }
+
+void FormatTask::report(Status status) {
+  auto done = std::move(done_);
+  PostStatus(std::move(done), std::move(status));
+}
+
+}  // namespace tiercache

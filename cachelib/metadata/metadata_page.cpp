@@ -1,0 +1,109 @@
+#include "cachelib/metadata/metadata_page.h"
+
+#include <cassert>
+#include <cstring>
+
+namespace tiercache {
+namespace {
+
+using namespace format;
+
+void EncodeBits(const SectorBits& bits, uint32_t count, std::span<std::byte> out) {
+  for (size_t i = 0; i < out.size(); ++i) out[i] = std::byte{0};
+  for (uint32_t s = 0; s < count; ++s) {
+    if (bits.test(s)) out[s / 8] |= std::byte(1u << (s % 8));
+  }
+}
+
+// Returns false if a bit beyond `count` is set.
+bool DecodeBits(std::span<const std::byte> in, uint32_t count, SectorBits* bits) {
+  for (uint32_t s = 0; s < in.size() * 8; ++s) {
+    bool set = (std::to_integer<uint32_t>(in[s / 8]) >> (s % 8)) & 1;
+    if (!set) continue;
+    if (s >= count) return false;
+    bits->set(s);
+  }
+  return true;
+}
+
+}  // namespace
+
+void EncodeRecord(const Layout& layout, const LineRecord& record, std::span<std::byte> out) {
+  assert(out.size() >= layout.record_size);
+  PutU64(out, 0, record.core_line);
+  EncodeBits(record.valid, layout.sectors_per_line, out.subspan(8, layout.bitmap_bytes));
+  EncodeBits(record.dirty, layout.sectors_per_line,
+             out.subspan(8 + layout.bitmap_bytes, layout.bitmap_bytes));
+}
+
+Result<LineRecord> DecodeRecord(const Layout& layout, std::span<const std::byte> in,
+                                uint64_t core_lines) {
+  assert(in.size() >= layout.record_size);
+  LineRecord r;
+  r.core_line = GetU64(in, 0);
+  if (!DecodeBits(in.subspan(8, layout.bitmap_bytes), layout.sectors_per_line, &r.valid) ||
+      !DecodeBits(in.subspan(8 + layout.bitmap_bytes, layout.bitmap_bytes),
+                  layout.sectors_per_line, &r.dirty)) {
+    return Status::Corruption("sector bit beyond the line");
+  }
+  if ((r.dirty & ~r.valid).any()) return Status::Corruption("dirty sector that is not valid");
+  if (!r.in_use()) {
+    if (r.valid.any()) return Status::Corruption("free line with valid sectors");
+    return r;
+  }
+  if (r.core_line >= core_lines) {
+    return Status::Corruption("core line " + std::to_string(r.core_line) + " beyond the core (" +
+                              std::to_string(core_lines) + " lines)");
+  }
+  return r;
+}
+
+void BuildSlot(const SlotHeader& header, std::span<const std::byte> records,
+               std::span<std::byte> slot) {
+  assert(slot.size() == kBlockSize && records.size() <= kBlockSize - slot::kHeaderSize);
+  std::memset(slot.data(), 0, slot.size());
+  PutBytes(slot, slot::kMagicOffset,
+           std::as_bytes(std::span<const char>(slot::kMagic.data(), slot::kMagic.size())));
+  PutU64(slot, slot::kPageIndex, header.page_index);
+  PutU64(slot, slot::kSequence, header.sequence);
+  PutBytes(slot, slot::kUuid, std::as_bytes(std::span(header.uuid)));
+  PutU32(slot, slot::kRecordCount, header.record_count);
+  PutBytes(slot, slot::kHeaderSize, records);
+  PutU64(slot, slot::kChecksum, Checksum(slot.subspan(16)));
+}
+
+SlotState CheckSlot(std::span<const std::byte> s, const SlotHeader& expected, uint64_t* sequence) {
+  assert(s.size() == kBlockSize);
+  if (std::memcmp(s.data(), slot::kMagic.data(), slot::kMagic.size()) != 0) {
+    return IsAllZero(s) ? SlotState::kZero : SlotState::kInvalid;
+  }
+  if (GetU64(s, slot::kChecksum) != Checksum(s.subspan(16))) return SlotState::kInvalid;
+  if (GetU64(s, slot::kPageIndex) != expected.page_index ||
+      std::memcmp(s.data() + slot::kUuid, expected.uuid.data(), expected.uuid.size()) != 0 ||
+      GetU32(s, slot::kRecordCount) != expected.record_count || GetU64(s, slot::kSequence) == 0) {
+    return SlotState::kInvalid;
+  }
+  *sequence = GetU64(s, slot::kSequence);
+  return SlotState::kValid;
+}
+
+Result<SlotChoice> ChooseSlot(std::span<const std::byte> page, const SlotHeader& expected) {
+  assert(page.size() == kPageStride);
+  SlotState state[kSlotsPerPage];
+  uint64_t seq[kSlotsPerPage] = {0, 0};
+  for (uint32_t i = 0; i < kSlotsPerPage; ++i) {
+    state[i] = CheckSlot(page.subspan(i * kBlockSize, kBlockSize), expected, &seq[i]);
+  }
+  if (state[0] == SlotState::kValid || state[1] == SlotState::kValid) {
+    uint32_t best = state[0] == SlotState::kValid ? 0 : 1;
+    if (best == 0 && state[1] == SlotState::kValid && seq[1] > seq[0]) best = 1;
+    return SlotChoice{best, seq[best], false};
+  }
+  for (uint32_t i = 0; i < kSlotsPerPage; ++i) {
+    if (state[i] == SlotState::kZero) return SlotChoice{i, 0, true};
+  }
+  return Status::Corruption("metadata page " + std::to_string(expected.page_index) +
+                            ": both slots fail their checksum or header checks");
+}
+
+}  // namespace tiercache

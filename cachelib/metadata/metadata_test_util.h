@@ -1,0 +1,37 @@
+// Test-only helpers for the metadata tests: run Format/Open/persist/... to completion on a
+// SimEventLoop, read the records that are on a MemoryDevice right now (independently of Open), and
+// build varied LineRecords. Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "cachelib/common/sim_event_loop.h"
+#include "cachelib/device/memory_device.h"
+#include "cachelib/metadata/format.h"
+#include "cachelib/metadata/metadata_store.h"
+
+namespace tiercache::testing {
+
+Status SyncFormat(SimEventLoop& loop, Device& ssd, const CoreIdentity& core,
+                  const FormatOptions& options);
+Result<std::unique_ptr<MetadataStore>> SyncOpen(SimEventLoop& loop, Device& ssd,
+                                                const CoreIdentity& core);
+Status SyncPersist(SimEventLoop& loop, MetadataStore& store);
+Status SyncSetMode(SimEventLoop& loop, MetadataStore& store, CacheMode mode);
+Status SyncCloseClean(SimEventLoop& loop, MetadataStore& store);
+
+// The superblock copy with the highest sequence among valid copies, decoded; asserts one exists.
+format::Layout LayoutOnDevice(const MemoryDevice& ssd);
+// The records of the newest valid slot of every page, as stored now (no unclean filtering).
+std::vector<LineRecord> RecordsOnDevice(const MemoryDevice& ssd);
+
+// What Open reports for `r` after an unclean shutdown: dirty sectors only, else free.
+LineRecord ExpectedAfterUnclean(const LineRecord& r);
+
+// A deterministic in-use record for `seed` on a line of `sectors` sectors: some valid sectors,
+// a subset dirty (none when !dirty).
+LineRecord MakeRecord(uint64_t seed, uint64_t core_line, uint32_t sectors, bool dirty);
+
+}  // namespace tiercache::testing

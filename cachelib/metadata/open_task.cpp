@@ -1,0 +1,168 @@
+#include "cachelib/metadata/open_task.h"
+
+#include <algorithm>
+#include <cassert>
+
+#include "cachelib/common/event_loop.h"
+#include "cachelib/metadata/metadata_page.h"
+
+namespace tiercache {
+namespace {
+
+// Largest read used to load the metadata region.
+constexpr uint64_t kReadChunk = 4ull << 20;
+
+// After an unclean shutdown only dirty sectors are trusted: a clean line's slot may have been
+// reused without a metadata write, and a clean sector may differ from an unflushed core write.
+LineRecord FilterUnclean(const LineRecord& r) {
+  if (!r.in_use() || r.dirty.none()) return LineRecord{};
+  LineRecord kept = r;
+  kept.valid = r.dirty;
+  return kept;
+}
+
+}  // namespace
+
+void OpenTask::Start(Device& ssd, const CoreIdentity& core, MetadataStore::OpenCallback done) {
+  auto task = std::make_shared<OpenTask>(ssd, core, std::move(done));
+  if (ssd.block_size() > format::kBlockSize || ssd.max_io_bytes() < format::kPageStride) {
+    return task->fail(Status::NotSupported(
+        ssd.name() + ": block size " + std::to_string(ssd.block_size()) + " or request limit " +
+        std::to_string(ssd.max_io_bytes()) + " unsupported (need <= 4096 and >= 8192)"));
+  }
+  task->read_superblock();
+}
+
+OpenTask::OpenTask(Device& ssd, CoreIdentity core, MetadataStore::OpenCallback done)
+    : ssd_(ssd), core_(std::move(core)), done_(std::move(done)) {}
+
+void OpenTask::read_superblock() {
+  buf_.assign(format::kSuperblockAreaSize, std::byte{0});
+  ssd_.read(0, buf_, [self = shared_from_this()](Status s) {
+    if (!s.ok()) return self->fail(std::move(s));
+    Result<LoadedSuperblock> loaded = LoadSuperblock(self->buf_, self->ssd_.name());
+    if (!loaded.ok()) return self->fail(loaded.status());
+    const Superblock& sb = loaded->sb;
+    Status checked = self->check_superblock(sb);
+    if (!checked.ok()) return self->fail(std::move(checked));
+    const format::Layout& l = sb.layout;
+    PagedMetadataStore::State& st = self->state_;
+    st.sb = sb;
+    st.sb_copy = loaded->copy;
+    st.images.resize(l.page_count * l.records_per_page * l.record_size);
+    st.page_seq.assign(l.page_count, 0);
+    st.page_slot.assign(l.page_count, 0);
+    self->core_lines_ = (sb.core.size + l.line_size - 1) / l.line_size;
+    self->free_record_.resize(l.record_size);
+    EncodeRecord(l, LineRecord{}, self->free_record_);
+    uint64_t chunk = std::min(self->ssd_.max_io_bytes(), kReadChunk);
+    self->pages_per_chunk_ = std::max<uint64_t>(1, chunk / format::kPageStride);
+    self->read_next_chunk();
+  });
+}
+
+Status OpenTask::check_superblock(const Superblock& sb) const {
+  if (sb.layout.required_size() > ssd_.size()) {
+    return Status::InvalidArgument("cache device " + ssd_.name() + " is " +
+                                   std::to_string(ssd_.size()) + " bytes but its layout needs " +
+                                   std::to_string(sb.layout.required_size()) + " bytes");
+  }
+  if (core_.size != sb.core.size) {
+    return Status::InvalidArgument("core " + core_.path + " is " + std::to_string(core_.size) +
+                                   " bytes but cache " + ssd_.name() + " was created for " +
+                                   std::to_string(sb.core.size) + " bytes");
+  }
+  if (core_.fingerprint != sb.core.fingerprint) {
+    return Status::InvalidArgument("core " + core_.path + " is not the device cache " +
+                                   ssd_.name() + " was created for (" + sb.core.path + ")");
+  }
+  return Status::Ok();
+}
+
+void OpenTask::read_next_chunk() {
+  const format::Layout& l = state_.sb.layout;
+  if (next_page_ == l.page_count) return finish_load();
+  uint64_t pages = std::min(pages_per_chunk_, l.page_count - next_page_);
+  buf_.resize(pages * format::kPageStride);
+  ssd_.read(l.slot_offset(next_page_, 0), buf_, [self = shared_from_this(), pages](Status s) {
+    if (!s.ok()) return self->fail(std::move(s));
+    for (uint64_t i = 0; i < pages; ++i) {
+      auto bytes = std::span<const std::byte>(self->buf_).subspan(i * format::kPageStride,
+                                                                 format::kPageStride);
+      Status loaded = self->load_page(self->next_page_ + i, bytes);
+      if (!loaded.ok()) return self->fail(std::move(loaded));
+    }
+    self->next_page_ += pages;
+    self->read_next_chunk();
+  });
+}
+
+Status OpenTask::load_page(uint64_t page, std::span<const std::byte> bytes) {
+  const format::Layout& l = state_.sb.layout;
+  SlotHeader expected{page, 0, state_.sb.uuid, l.records_in_page(page)};
+  Result<SlotChoice> choice = ChooseSlot(bytes, expected);
+  if (!choice.ok()) return Status::Corruption(ssd_.name() + ": " + choice.status().message());
+  state_.page_slot[page] = static_cast<uint8_t>(choice->slot);
+  state_.page_seq[page] = choice->sequence;
+  if (!choice->never_written) {
+    return load_records(page, bytes.subspan(choice->slot * format::kBlockSize, format::kBlockSize));
+  }
+  size_t page_bytes = size_t{l.records_per_page} * l.record_size;
+  for (size_t r = 0; r < l.records_per_page; ++r) {
+    std::copy(free_record_.begin(), free_record_.end(),
+              state_.images.begin() + page * page_bytes + r * l.record_size);
+  }
+  return Status::Ok();
+}
+
+Status OpenTask::load_records(uint64_t page, std::span<const std::byte> slot) {
+  const format::Layout& l = state_.sb.layout;
+  const bool unclean = !state_.sb.clean_shutdown;
+  const size_t rs = l.record_size;
+  auto image = std::span<std::byte>(state_.images).subspan(page * l.records_per_page * rs,
+                                                           l.records_per_page * rs);
+  uint32_t count = l.records_in_page(page);
+  bool changed = false;
+  for (uint32_t r = 0; r < l.records_per_page; ++r) {
+    if (r >= count) {  // past the last line: never written, kept free in memory
+      std::copy(free_record_.begin(), free_record_.end(), image.begin() + r * rs);
+      continue;
+    }
+    Result<LineRecord> record = DecodeRecord(l, slot.subspan(format::slot::kHeaderSize + r * rs, rs),
+                                             core_lines_);
+    if (!record.ok()) {
+      return Status::Corruption(ssd_.name() + ": metadata page " + std::to_string(page) +
+                                " record " + std::to_string(r) + ": " + record.status().message());
+    }
+    LineRecord kept = unclean ? FilterUnclean(*record) : *record;
+    changed |= kept != *record;
+    EncodeRecord(l, kept, image.subspan(r * rs, rs));
+    if (kept.in_use()) state_.loaded.emplace_back(page * l.records_per_page + r, kept);
+  }
+  // The durable slot still holds what the filter dropped: rewrite it at the next persist so a
+  // later clean shutdown cannot resurrect it.
+  (void)changed;
+  return Status::Ok();
+}
+
+void OpenTask::finish_load() {
+  auto store = std::make_shared<std::unique_ptr<PagedMetadataStore>>(
+      std::make_unique<PagedMetadataStore>(ssd_, std::move(state_)));
+  PagedMetadataStore* raw = store->get();
+  raw->mark_in_use([self = shared_from_this(), store](Status s) {
+    if (!s.ok()) {
+      store->reset();
+      return self->fail(std::move(s));
+    }
+    auto done = std::move(self->done_);
+    done(std::unique_ptr<MetadataStore>(std::move(*store)));
+  });
+}
+
+void OpenTask::fail(Status status) {
+  EventLoop* loop = EventLoop::current();
+  assert(loop != nullptr && "MetadataStore::Open must run on an event loop");
+  loop->post([done = std::move(done_), status = std::move(status)] { done(status); });
+}
+
+}  // namespace tiercache

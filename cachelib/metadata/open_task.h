@@ -1,0 +1,40 @@
+// OpenTask: the callback-driven load behind MetadataStore::Open: read both superblock copies, check
+// them against the SSD and the core, read the metadata region in chunks, choose each page's slot,
+// decode and (after an unclean shutdown) filter the records, then mark the cache in use.
+// Owns itself (shared_ptr) until it reports; runs on the loop Open was called on.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "cachelib/metadata/paged_metadata_store.h"
+
+namespace tiercache {
+
+class OpenTask : public std::enable_shared_from_this<OpenTask> {
+ public:
+  static void Start(Device& ssd, const CoreIdentity& core, MetadataStore::OpenCallback done);
+
+  OpenTask(Device& ssd, CoreIdentity core, MetadataStore::OpenCallback done);
+
+ private:
+  void read_superblock();
+  Status check_superblock(const Superblock& sb) const;
+  void read_next_chunk();
+  Status load_page(uint64_t page, std::span<const std::byte> bytes);
+  Status load_records(uint64_t page, std::span<const std::byte> slot);
+  void finish_load();
+  void fail(Status status);
+
+  Device& ssd_;
+  const CoreIdentity core_;
+  MetadataStore::OpenCallback done_;
+  std::vector<std::byte> buf_;
+  uint64_t next_page_ = 0;
+  uint64_t pages_per_chunk_ = 0;
+  uint64_t core_lines_ = 0;
+  std::vector<std::byte> free_record_;
+  PagedMetadataStore::State state_;
+};
+
+}  // namespace tiercache

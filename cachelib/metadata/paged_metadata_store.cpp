@@ -1,0 +1,271 @@
+#include "cachelib/metadata/paged_metadata_store.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cstring>
+
+#include "cachelib/metadata/bounded_io.h"
+#include "cachelib/metadata/metadata_page.h"
+
+namespace tiercache {
+namespace {
+
+// Page writes in flight per persist round.
+constexpr size_t kWriteWindow = 32;
+// Largest encoded record: 8 bytes + two 256-bit bitmaps.
+constexpr size_t kMaxRecordSize = 8 + 2 * (kMaxSectorsPerLine / 8);
+
+}  // namespace
+
+struct PagedMetadataStore::Round {
+  std::vector<uint64_t> pages;  // ascending
+  std::vector<uint8_t> slots;   // the slot each page is written to
+  std::vector<uint64_t> seqs;   // the sequence written
+  std::vector<std::byte> buf;   // pages.size() encoded 4096-byte slots
+  bool mark_unclean_first = false;
+};
+
+PagedMetadataStore::PagedMetadataStore(Device& ssd, State s)
+    : ssd_(ssd),
+      layout_(s.sb.layout),
+      uuid_(s.sb.uuid),
+      loaded_(std::move(s.loaded)),
+      sb_(s.sb),
+      sb_copy_(s.sb_copy),
+      images_(std::move(s.images)),
+      page_seq_(std::move(s.page_seq)),
+      page_slot_(std::move(s.page_slot)),
+      dirty_(layout_.page_count, 0) {
+  assert(images_.size() == layout_.page_count * layout_.records_per_page * layout_.record_size);
+  info_.uuid = sb_.uuid;
+  info_.version = sb_.version;
+  info_.core = sb_.core;
+  info_.line_size = layout_.line_size;
+  info_.mode = sb_.mode;
+  info_.was_clean_shutdown = sb_.clean_shutdown;
+  info_.line_count = layout_.line_count;
+  info_.data_offset = layout_.data_offset;
+  for (uint64_t page : s.dirty_pages) mark_dirty_locked(page);
+}
+
+std::span<std::byte> PagedMetadataStore::image(uint64_t page) {
+  size_t bytes = size_t{layout_.records_per_page} * layout_.record_size;
+  return std::span<std::byte>(images_.data() + page * bytes, bytes);
+}
+
+void PagedMetadataStore::mark_dirty_locked(uint64_t page) {
+  if (dirty_[page]) return;
+  dirty_[page] = 1;
+  dirty_list_.push_back(page);
+}
+
+const LineRecord& PagedMetadataStore::loaded_record(uint64_t line) const {
+  static const LineRecord kFree;
+  auto it = std::lower_bound(loaded_.begin(), loaded_.end(), line,
+                             [](const auto& entry, uint64_t l) { return entry.first < l; });
+  if (it != loaded_.end() && it->first == line) return it->second;
+  return kFree;
+}
+
+void PagedMetadataStore::set_record(uint64_t line, const LineRecord& record) {
+  assert(line < layout_.line_count);
+  std::array<std::byte, kMaxRecordSize> encoded;
+  EncodeRecord(layout_, record, encoded);
+  uint64_t page = line / layout_.records_per_page;
+  size_t at = (line % layout_.records_per_page) * layout_.record_size;
+  std::lock_guard lock(mu_);
+  std::memcpy(image(page).data() + at, encoded.data(), layout_.record_size);
+  mark_dirty_locked(page);
+}
+
+void PagedMetadataStore::mark_in_use(IoCallback done) {
+  Op op;
+  op.is_persist = false;
+  op.change.clean_shutdown = false;
+  op.waiters.push_back({EventLoop::current(), std::move(done)});
+  enqueue(std::move(op), false);
+}
+
+void PagedMetadataStore::persist(IoCallback done) {
+  Op op;
+  op.waiters.push_back({EventLoop::current(), std::move(done)});
+  enqueue(std::move(op), true);
+}
+
+void PagedMetadataStore::set_mode(CacheMode mode, IoCallback done) {
+  Op op;
+  op.is_persist = false;
+  op.change.mode = mode;
+  op.waiters.push_back({EventLoop::current(), std::move(done)});
+  enqueue(std::move(op), false);
+}
+
+void PagedMetadataStore::close_clean(IoCallback done) {
+  Op op;
+  op.then_mark_clean = true;
+  op.waiters.push_back({EventLoop::current(), std::move(done)});
+  enqueue(std::move(op), false);
+}
+
+void PagedMetadataStore::enqueue(Op op, bool join_pending_persist) {
+  assert(op.waiters.front().loop != nullptr && "metadata calls must come from an event loop");
+  bool start = false;
+  {
+    std::lock_guard lock(mu_);
+    // The front op is running once started: it has already taken its snapshot, so callers
+    // only join an op that has not started yet.
+    bool back_pending = !queue_.empty() && !(running_ && queue_.size() == 1);
+    if (join_pending_persist && back_pending && queue_.back().is_persist &&
+        !queue_.back().then_mark_clean) {
+      queue_.back().waiters.push_back(std::move(op.waiters.front()));
+    } else {
+      queue_.push_back(std::move(op));
+    }
+    start = !running_;
+    running_ = true;
+  }
+  if (start) run_front();
+}
+
+void PagedMetadataStore::run_front() {
+  bool is_persist, then_mark_clean;
+  SuperblockChange change;
+  {
+    std::lock_guard lock(mu_);
+    const Op& op = queue_.front();
+    is_persist = op.is_persist;
+    then_mark_clean = op.then_mark_clean;
+    change = op.change;
+  }
+  if (is_persist) return run_persist(then_mark_clean);
+  write_superblock(change, [this](Status s) { finish_front(std::move(s)); });
+}
+
+void PagedMetadataStore::finish_front(Status status) {
+  std::vector<Waiter> waiters;
+  bool more = false;
+  {
+    std::lock_guard lock(mu_);
+    waiters = std::move(queue_.front().waiters);
+    queue_.pop_front();
+    more = !queue_.empty();
+    running_ = more;
+  }
+  if (more) run_front();
+  // Last: a waiter may destroy the store once its operation is done.
+  notify(std::move(waiters), status);
+}
+
+void PagedMetadataStore::notify(std::vector<Waiter> waiters, const Status& status) {
+  EventLoop* here = EventLoop::current();
+  for (Waiter& w : waiters) {
+    if (w.loop == here) {
+      w.cb(status);
+    } else {
+      w.loop->post([cb = std::move(w.cb), status] { cb(status); });
+    }
+  }
+}
+
+std::shared_ptr<PagedMetadataStore::Round> PagedMetadataStore::take_round() {
+  auto r = std::make_shared<Round>();
+  std::lock_guard lock(mu_);
+  r->pages.swap(dirty_list_);
+  std::sort(r->pages.begin(), r->pages.end());
+  r->mark_unclean_first = sb_.clean_shutdown && !r->pages.empty();
+  size_t n = r->pages.size();
+  r->slots.resize(n);
+  r->seqs.resize(n);
+  r->buf.resize(n * format::kBlockSize);
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t page = r->pages[i];
+    dirty_[page] = 0;
+    r->slots[i] = static_cast<uint8_t>(1 - page_slot_[page]);
+    r->seqs[i] = page_seq_[page] + 1;
+    uint32_t count = layout_.records_in_page(page);
+    BuildSlot({page, r->seqs[i], uuid_, count},
+              image(page).first(size_t{count} * layout_.record_size),
+              std::span(r->buf).subspan(i * format::kBlockSize, format::kBlockSize));
+  }
+  return r;
+}
+
+void PagedMetadataStore::run_persist(bool then_mark_clean) {
+  std::shared_ptr<Round> round = take_round();
+  IoCallback after_pages = [this, round, then_mark_clean](Status s) {
+    end_round(*round, s);
+    if (!s.ok() || !then_mark_clean) return finish_front(std::move(s));
+    SuperblockChange clean;
+    clean.clean_shutdown = true;
+    write_superblock(clean, [this](Status s2) { finish_front(std::move(s2)); });
+  };
+  if (!round->mark_unclean_first) return write_pages(round, std::move(after_pages));
+  // Records change after a clean close: the superblock must stop claiming a clean shutdown first.
+  SuperblockChange unclean;
+  unclean.clean_shutdown = false;
+  write_superblock(unclean, [this, round, after = std::move(after_pages)](Status s) mutable {
+    if (!s.ok()) return after(std::move(s));
+    write_pages(round, std::move(after));
+  });
+}
+
+// flush (the data the new records describe becomes durable first), page writes, flush.
+void PagedMetadataStore::write_pages(std::shared_ptr<Round> round, IoCallback done) {
+  if (round->pages.empty()) return ssd_.flush(std::move(done));
+  ssd_.flush([this, round, done = std::move(done)](Status s) mutable {
+    if (!s.ok()) return done(std::move(s));
+    auto submit = [this, round](size_t i, IoCallback cb) {
+      auto slot = std::span<const std::byte>(round->buf).subspan(i * format::kBlockSize,
+                                                                 format::kBlockSize);
+      ssd_.write(layout_.slot_offset(round->pages[i], round->slots[i]), slot, {}, std::move(cb));
+    };
+    RunBounded(round->pages.size(), kWriteWindow, std::move(submit),
+               [this, done = std::move(done)](Status s2) mutable {
+                 if (!s2.ok()) return done(std::move(s2));
+                 ssd_.flush(std::move(done));
+               });
+  });
+}
+
+void PagedMetadataStore::end_round(const Round& round, const Status& status) {
+  std::lock_guard lock(mu_);
+  for (size_t i = 0; i < round.pages.size(); ++i) {
+    uint64_t page = round.pages[i];
+    if (status.ok()) {
+      page_slot_[page] = round.slots[i];
+      page_seq_[page] = round.seqs[i];
+    } else {
+      mark_dirty_locked(page);  // retried by the next persist, into the same slot
+    }
+  }
+}
+
+void PagedMetadataStore::write_superblock(SuperblockChange change, IoCallback done) {
+  Superblock next;
+  uint32_t target;
+  {
+    std::lock_guard lock(mu_);
+    next = sb_;
+    target = 1 - sb_copy_;
+  }
+  if (change.mode) next.mode = *change.mode;
+  if (change.clean_shutdown) next.clean_shutdown = *change.clean_shutdown;
+  next.sequence += 1;
+  auto buf = std::make_shared<std::vector<std::byte>>(format::kBlockSize);
+  EncodeSuperblock(next, *buf);
+  ssd_.write(format::kSuperblockOffset[target], *buf, {},
+             [this, buf, next, target, done = std::move(done)](Status s) mutable {
+               if (!s.ok()) return done(std::move(s));
+               ssd_.flush([this, next, target, done = std::move(done)](Status s2) mutable {
+                 if (s2.ok()) {
+                   std::lock_guard lock(mu_);
+                   sb_ = next;
+                   sb_copy_ = target;
+                   info_.mode = next.mode;
+                 }
+                 done(std::move(s2));
+               });
+             });
+}
+
+}  // namespace tiercache

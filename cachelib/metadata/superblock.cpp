@@ -1,0 +1,145 @@
+#include "cachelib/metadata/superblock.h"
+
+#include <cassert>
+#include <cstring>
+
+namespace tiercache {
+namespace {
+
+using namespace format;
+
+std::span<const std::byte> AsBytes(std::string_view s) {
+  return std::as_bytes(std::span<const char>(s.data(), s.size()));
+}
+
+bool MagicMatches(std::span<const std::byte> copy) {
+  return std::memcmp(copy.data() + sb::kMagic, kSuperblockMagic.data(), 8) == 0;
+}
+
+bool ValidLineSize(uint32_t v) {
+  return v >= kMinLineSize && v <= kMaxLineSize && (v & (v - 1)) == 0;
+}
+
+// The layout fields as stored; compared against the layout recomputed from (line size, count).
+Layout StoredLayout(std::span<const std::byte> c, uint32_t line_size, uint64_t line_count) {
+  Layout l = LayoutFor(line_size, line_count);
+  l.record_size = GetU32(c, sb::kRecordSize);
+  l.records_per_page = GetU32(c, sb::kRecordsPerPage);
+  l.metadata_offset = GetU64(c, sb::kMetadataOffset);
+  l.metadata_length = GetU64(c, sb::kMetadataLength);
+  l.page_count = GetU64(c, sb::kPageCount);
+  l.data_offset = GetU64(c, sb::kDataOffset);
+  return l;
+}
+
+// Decodes the version-1 fields of a copy whose checksum already matched.
+DecodedSuperblock DecodeFields(std::span<const std::byte> c) {
+  DecodedSuperblock d;
+  Superblock& s = d.sb;
+  s.version = GetU32(c, sb::kVersion);
+  s.sequence = GetU64(c, sb::kSequence);
+  if (s.version != kVersion) {
+    d.state = SuperblockState::kUnsupportedVersion;
+    return d;
+  }
+  std::memcpy(s.uuid.data(), c.data() + sb::kUuid, s.uuid.size());
+  uint32_t line_size = GetU32(c, sb::kLineSize);
+  uint8_t mode = GetU8(c, sb::kMode);
+  uint8_t clean = GetU8(c, sb::kCleanShutdown);
+  uint64_t line_count = GetU64(c, sb::kLineCount);
+  uint32_t path_len = GetU32(c, sb::kCorePathLength);
+  d.state = SuperblockState::kBadFields;
+  if (!ValidLineSize(line_size) || mode > 3 || clean > 1 || path_len > kMaxCorePathBytes) return d;
+  if (line_count > (uint64_t{1} << 48)) return d;  // keeps the layout arithmetic in range
+  s.layout = LayoutFor(line_size, line_count);
+  if (StoredLayout(c, line_size, line_count) != s.layout) return d;
+  s.mode = static_cast<CacheMode>(mode);
+  s.clean_shutdown = clean == 1;
+  s.core.size = GetU64(c, sb::kCoreSize);
+  s.core.fingerprint = GetU64(c, sb::kCoreFingerprint);
+  s.core.path.assign(reinterpret_cast<const char*>(c.data() + sb::kCorePath), path_len);
+  d.state = SuperblockState::kValid;
+  return d;
+}
+
+}  // namespace
+
+void EncodeSuperblock(const Superblock& s, std::span<std::byte> out) {
+  assert(out.size() == kBlockSize && s.core.path.size() <= kMaxCorePathBytes);
+  std::memset(out.data(), 0, out.size());
+  PutBytes(out, sb::kMagic, AsBytes(kSuperblockMagic));
+  PutU32(out, sb::kVersion, s.version);
+  PutU64(out, sb::kSequence, s.sequence);
+  PutBytes(out, sb::kUuid, std::as_bytes(std::span(s.uuid)));
+  PutU32(out, sb::kLineSize, s.layout.line_size);
+  PutU8(out, sb::kMode, static_cast<uint8_t>(s.mode));
+  PutU8(out, sb::kCleanShutdown, s.clean_shutdown ? 1 : 0);
+  PutU32(out, sb::kRecordSize, s.layout.record_size);
+  PutU32(out, sb::kRecordsPerPage, s.layout.records_per_page);
+  PutU64(out, sb::kMetadataOffset, s.layout.metadata_offset);
+  PutU64(out, sb::kMetadataLength, s.layout.metadata_length);
+  PutU64(out, sb::kPageCount, s.layout.page_count);
+  PutU64(out, sb::kDataOffset, s.layout.data_offset);
+  PutU64(out, sb::kLineCount, s.layout.line_count);
+  PutU64(out, sb::kCoreSize, s.core.size);
+  PutU64(out, sb::kCoreFingerprint, s.core.fingerprint);
+  PutU32(out, sb::kCorePathLength, static_cast<uint32_t>(s.core.path.size()));
+  PutBytes(out, sb::kCorePath, AsBytes(s.core.path));
+  PutU64(out, sb::kChecksum, Checksum(out.subspan(16)));
+}
+
+DecodedSuperblock DecodeSuperblock(std::span<const std::byte> copy) {
+  assert(copy.size() == kBlockSize);
+  DecodedSuperblock d;
+  if (!MagicMatches(copy)) {
+    d.state = IsAllZero(copy) ? SuperblockState::kZero : SuperblockState::kForeign;
+    return d;
+  }
+  if (GetU64(copy, sb::kChecksum) != Checksum(copy.subspan(16))) {
+    d.state = SuperblockState::kBadChecksum;
+    return d;
+  }
+  return DecodeFields(copy);
+}
+
+bool HasTiercacheMagic(std::span<const std::byte> area) {
+  assert(area.size() == kSuperblockAreaSize);
+  return MagicMatches(area.subspan(kSuperblockOffset[0], kBlockSize)) ||
+         MagicMatches(area.subspan(kSuperblockOffset[1], kBlockSize));
+}
+
+Result<LoadedSuperblock> LoadSuperblock(std::span<const std::byte> area,
+                                        const std::string& ssd_name) {
+  assert(area.size() == kSuperblockAreaSize);
+  DecodedSuperblock d[kSuperblockCopies];
+  for (uint32_t i = 0; i < kSuperblockCopies; ++i) {
+    d[i] = DecodeSuperblock(area.subspan(kSuperblockOffset[i], kBlockSize));
+  }
+  auto any = [&](SuperblockState s) { return d[0].state == s || d[1].state == s; };
+  // A copy written by a newer format must never be ignored in favour of an older one.
+  for (const auto& c : d) {
+    if (c.state == SuperblockState::kUnsupportedVersion) {
+      return Status::NotSupported(ssd_name + ": tiercache format version " +
+                                  std::to_string(c.sb.version) +
+                                  " is not supported (this build reads version " +
+                                  std::to_string(kVersion) + ")");
+    }
+  }
+  if (any(SuperblockState::kValid)) {
+    uint32_t best = d[0].state == SuperblockState::kValid ? 0 : 1;
+    if (best == 0 && d[1].state == SuperblockState::kValid && d[1].sb.sequence > d[0].sb.sequence) {
+      best = 1;
+    }
+    return LoadedSuperblock{d[best].sb, best};
+  }
+  if (any(SuperblockState::kBadChecksum) || any(SuperblockState::kBadFields)) {
+    return Status::Corruption("tiercache superblock on " + ssd_name +
+                              " is corrupt: both copies fail their checksum or field checks");
+  }
+  if (any(SuperblockState::kForeign)) {
+    return Status::NotFound(ssd_name + " does not hold a tiercache cache (it contains other data)");
+  }
+  return Status::NotFound("no tiercache superblock on " + ssd_name + "; run tiercache create");
+}
+
+}  // namespace tiercache

@@ -1,0 +1,62 @@
+// Superblock: the decoded form of one superblock copy, its encoder/decoder, and the choice between
+// the two copies at load (newest valid copy wins, so a torn superblock write loses nothing).
+// Layout in format.h and docs/on-disk-format.md. Plain values and functions; thread-compatible.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "cachelib/common/status.h"
+#include "cachelib/metadata/core_identity.h"
+#include "cachelib/metadata/format.h"
+#include "cachelib/metadata/metadata_store.h"
+
+namespace tiercache {
+
+struct Superblock {
+  uint32_t version = format::kVersion;
+  uint64_t sequence = 0;  // bumped on every superblock write
+  std::array<uint8_t, 16> uuid{};
+  CoreIdentity core;
+  CacheMode mode = CacheMode::kWriteThrough;
+  bool clean_shutdown = false;
+  format::Layout layout;
+
+  bool operator==(const Superblock&) const = default;
+};
+
+enum class SuperblockState {
+  kZero,                // never written
+  kForeign,             // not a tiercache magic, not all zero
+  kBadChecksum,         // tiercache magic, checksum mismatch
+  kUnsupportedVersion,  // checksum fine, version this build cannot read
+  kBadFields,           // checksum fine but fields out of range or inconsistent
+  kValid,
+};
+
+struct DecodedSuperblock {
+  SuperblockState state = SuperblockState::kZero;
+  Superblock sb;  // meaningful for kValid; version also for kUnsupportedVersion
+};
+
+// Encodes `sb` into one 4096-byte copy, checksum included.
+// REQUIRES: out.size() == 4096, sb.core.path.size() <= format::kMaxCorePathBytes.
+void EncodeSuperblock(const Superblock& sb, std::span<std::byte> out);
+// Decodes and checks one 4096-byte copy.
+DecodedSuperblock DecodeSuperblock(std::span<const std::byte> copy);
+
+struct LoadedSuperblock {
+  Superblock sb;
+  uint32_t copy = 0;  // index of the copy it came from (the next write goes to the other one)
+};
+
+// Picks the newest valid copy of the 8 KiB superblock area of `ssd_name`, or explains why none:
+// NotFound (all zero / foreign data), Corruption (bad checksums), NotSupported (newer version).
+Result<LoadedSuperblock> LoadSuperblock(std::span<const std::byte> area, const std::string& ssd_name);
+
+// True when either copy of the area carries the tiercache magic.
+bool HasTiercacheMagic(std::span<const std::byte> area);
+
+}  // namespace tiercache
