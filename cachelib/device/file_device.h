@@ -1,0 +1,100 @@
+// FileDevice: a Device on a regular file or a block device, using Linux AIO (libaio) with O_DIRECT
+// by default. Each event loop that submits gets its own AIO context and eventfd, created lazily and
+// reaped by that loop; blocking calls (fdatasync fallback, fallocate, discard ioctls) run on one
+// helper thread. Thread-safe: any number of loops may share one FileDevice.
+//
+// Lifetime: destroy the FileDevice only when no request is in flight, and before the event loops
+// that used it. The destructor posts to each such loop a task that unwatches the loop's eventfd and
+// frees its AIO context (if the loop never runs it again, the task and context die with the loop).
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "cachelib/device/device.h"
+
+namespace tiercache {
+
+class AioContext;
+class EventLoop;
+class BlockingWorker;
+
+struct FileDeviceOptions {
+  // Open without O_DIRECT: I/O goes through the page cache (needed where O_DIRECT is refused).
+  // Default: false.
+  bool buffered = false;
+  // Open O_RDONLY: writes, write_zeroes and discards fail with InvalidArgument. Default: false.
+  bool read_only = false;
+  // Requests in the kernel per event loop; more wait in a per-loop FIFO. 1..65536. Default: 128.
+  uint32_t queue_depth = 128;
+  // Logical block size in bytes; 0 detects it: BLKSSZGET for block devices, 4096 for files.
+  // Otherwise a power of two >= 512 (and a multiple of a block device's own). Default: 0.
+  uint32_t block_size = 0;
+  // Emulate FUA with write + fdatasync even where RWF_DSYNC works (testing). Default: false.
+  bool emulate_fua = false;
+  // Run fdatasync on the helper thread even where IOCB_CMD_FDSYNC works (testing). Default: false.
+  bool emulate_flush = false;
+  // Write zero buffers even where fallocate/BLKZEROOUT work (testing). Default: false.
+  bool emulate_write_zeroes = false;
+
+  Status validate() const;
+};
+
+class FileDevice final : public Device {
+ public:
+  // Opens an existing file or block device. Errors name the path: NotFound when it does not
+  // exist, InvalidArgument when the filesystem refuses O_DIRECT (use buffered) or on bad options.
+  static Result<std::unique_ptr<FileDevice>> Open(const std::string& path,
+                                                  const FileDeviceOptions& options = {});
+  ~FileDevice() override;
+
+  bool is_block_device() const { return is_block_device_; }
+  const FileDeviceOptions& options() const { return options_; }
+
+ protected:
+  void read_impl(uint64_t offset, std::span<std::byte> buf, IoCallback cb) override;
+  void write_impl(uint64_t offset, std::span<const std::byte> buf, WriteFlags flags,
+                  IoCallback cb) override;
+  void flush_impl(IoCallback cb) override;
+  void discard_impl(uint64_t offset, uint64_t length, IoCallback cb) override;
+  void write_zeroes_impl(uint64_t offset, uint64_t length, WriteFlags flags,
+                         IoCallback cb) override;
+
+ private:
+  struct Transfer;
+
+  FileDevice(const std::string& path, int fd, uint64_t size, uint32_t block_size,
+             bool is_block_device, const FileDeviceOptions& options);
+  // The calling loop's AIO context, created on first use. REQUIRES: on an event loop.
+  Result<AioContext*> context_for_current_loop();
+  Status read_only_error(const char* op) const;
+
+  void submit_chunk(AioContext& ctx, std::shared_ptr<Transfer> t);
+  void on_chunk_done(AioContext& ctx, std::shared_ptr<Transfer> t, long res);
+  void finish_transfer(std::shared_ptr<Transfer> t, Status s);
+  // fdatasync without blocking the loop: IOCB_CMD_FDSYNC, else on the helper thread.
+  void datasync(AioContext& ctx, IoCallback cb);
+  void datasync_on_worker(AioContext& ctx, IoCallback cb);
+  // Runs `job` (returns 0 or errno) on the helper thread; cb(status) on ctx's loop.
+  void run_blocking(AioContext& ctx, std::function<int()> job, std::string what, IoCallback cb);
+  void write_zero_buffers(AioContext& ctx, uint64_t offset, uint64_t length, WriteFlags flags,
+                          IoCallback cb);
+  int fallocate_zeroes(uint64_t offset, uint64_t length);
+  int punch_hole(uint64_t offset, uint64_t length);
+
+  const int fd_;
+  const bool is_block_device_;
+  const FileDeviceOptions options_;
+  std::atomic<bool> native_fua_;
+  std::atomic<bool> native_fdsync_;
+
+  std::unique_ptr<BlockingWorker> worker_;
+  std::mutex mu_;
+  std::unordered_map<EventLoop*, std::unique_ptr<AioContext>> contexts_;  // GUARDED_BY(mu_)
+};
+
+}  // namespace tiercache
