@@ -81,7 +81,6 @@ void CacheHarness::crash_restart() {
   auto ssd_at_crash = ssd_mem.snapshot();
   auto core_at_crash = core_mem.snapshot();
   if (cache) {
-    loop.run_until_idle();
     Status s = SyncClose(loop, *cache);
     ASSERT_TRUE(s.ok()) << s.ToString();
     cache.reset();
