@@ -13,6 +13,8 @@
 #include <fstream>
 #include <optional>
 
+#include "cachelib/metadata/sysfs_identity.h"
+
 namespace tiercache {
 namespace {
 
@@ -32,30 +34,11 @@ std::optional<std::string> ReadAttr(const std::filesystem::path& p) {
 
 // A stable hardware identity of the whole disk at sysfs directory `disk`, if it exposes one.
 std::optional<std::string> DiskIdentity(const std::filesystem::path& disk) {
-  for (const char* attr : {"wwid", "device/wwid", "device/serial", "serial", "dm/uuid", "md/uuid"}) {
+  for (const char* attr :
+       {"wwid", "device/wwid", "device/serial", "serial", "dm/uuid", "md/uuid"}) {
     if (auto v = ReadAttr(disk / attr)) return std::string(attr) + "=" + *v;
   }
   return std::nullopt;
-}
-
-// Fingerprint of a block device: its disk's serial/WWID (plus the partition's number and start),
-// or its device number when sysfs offers no identity.
-uint64_t BlockFingerprint(dev_t rdev) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::path dir = fs::canonical(fs::path("/sys/dev/block") /
-                                   (std::to_string(major(rdev)) + ":" + std::to_string(minor(rdev))),
-                               ec);
-  if (!ec) {
-    std::optional<std::string> part = ReadAttr(dir / "partition");
-    fs::path disk = part ? dir.parent_path() : dir;
-    if (auto id = DiskIdentity(disk)) {
-      std::string key = "blk:" + *id;
-      if (part) key += ";part=" + *part + ";start=" + ReadAttr(dir / "start").value_or("?");
-      return Hash(key);
-    }
-  }
-  return Hash("rdev:" + std::to_string(major(rdev)) + ":" + std::to_string(minor(rdev)));
 }
 
 uint64_t FileFingerprint(const struct stat& st) {
@@ -69,6 +52,23 @@ uint64_t FileFingerprint(const struct stat& st) {
 }
 
 }  // namespace
+
+uint64_t BlockDeviceFingerprint(const std::string& sysfs_dev_block, unsigned maj, unsigned min) {
+  namespace fs = std::filesystem;
+  const std::string number = std::to_string(maj) + ":" + std::to_string(min);
+  std::error_code ec;
+  fs::path dir = fs::canonical(fs::path(sysfs_dev_block) / number, ec);
+  if (!ec) {
+    std::optional<std::string> part = ReadAttr(dir / "partition");
+    fs::path disk = part ? dir.parent_path() : dir;
+    if (auto id = DiskIdentity(disk)) {
+      std::string key = "blk:" + *id;
+      if (part) key += ";part=" + *part + ";start=" + ReadAttr(dir / "start").value_or("?");
+      return Hash(key);
+    }
+  }
+  return Hash("rdev:" + number);
+}
 
 Result<CoreIdentity> IdentifyCore(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -92,9 +92,10 @@ Result<CoreIdentity> IdentifyCore(const std::string& path) {
       status = Status::FromErrno(errno, "BLKGETSIZE64 on core " + path);
     }
     id.size = size;
-    id.fingerprint = BlockFingerprint(st.st_rdev);
+    id.fingerprint = BlockDeviceFingerprint("/sys/dev/block", major(st.st_rdev), minor(st.st_rdev));
   } else {
-    status = Status::InvalidArgument("core " + path + " is neither a regular file nor a block device");
+    status =
+        Status::InvalidArgument("core " + path + " is neither a regular file nor a block device");
   }
   ::close(fd);
   if (!status.ok()) return status;

@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "cachelib/metadata/sysfs_identity.h"
+
 namespace tiercache {
 namespace {
 
@@ -69,6 +71,33 @@ TEST_F(CoreIdentityTest, DirectoryIsRefused) {
   EXPECT_EQ(id.status().code(), Status::Code::kInvalidArgument);
   EXPECT_EQ(id.status().message(),
             "core " + dir_.string() + " is neither a regular file nor a block device");
+}
+
+// A fake /sys/dev/block: 254:0 is disk vda (serial S1), 254:1 its partition 1, 7:0 a disk
+// without identity attributes.
+TEST_F(CoreIdentityTest, BlockFingerprintFromSysfs) {
+  fs::path devices = dir_ / "devices";
+  fs::path block = dir_ / "dev-block";
+  fs::create_directories(devices / "vda" / "vda1");
+  fs::create_directories(devices / "loop0");
+  fs::create_directories(block);
+  std::ofstream(devices / "vda" / "serial") << "S1\n";
+  std::ofstream(devices / "vda" / "vda1" / "partition") << "1\n";
+  std::ofstream(devices / "vda" / "vda1" / "start") << "2048\n";
+  fs::create_directory_symlink(devices / "vda", block / "254:0");
+  fs::create_directory_symlink(devices / "vda" / "vda1", block / "254:1");
+  fs::create_directory_symlink(devices / "loop0", block / "7:0");
+  auto hash = [](const std::string& s) { return XXH64(s.data(), s.size(), 0); };
+
+  EXPECT_EQ(BlockDeviceFingerprint(block, 254, 0), hash("blk:serial=S1"));
+  EXPECT_EQ(BlockDeviceFingerprint(block, 254, 1), hash("blk:serial=S1;part=1;start=2048"));
+  EXPECT_EQ(BlockDeviceFingerprint(block, 7, 0), hash("rdev:7:0"));
+  EXPECT_EQ(BlockDeviceFingerprint(block, 8, 0), hash("rdev:8:0"));  // not in sysfs at all
+  // A WWID wins over the serial; the same disk under another device number keeps its identity.
+  std::ofstream(devices / "vda" / "wwid") << "naa.5000\n";
+  fs::create_directory_symlink(devices / "vda", block / "259:3");
+  EXPECT_EQ(BlockDeviceFingerprint(block, 254, 0), hash("blk:wwid=naa.5000"));
+  EXPECT_EQ(BlockDeviceFingerprint(block, 259, 3), BlockDeviceFingerprint(block, 254, 0));
 }
 
 TEST(CoreIdentityBlockTest, BlockDeviceSizeMatchesSysfs) {

@@ -56,9 +56,7 @@ Layout LayoutForSsd(uint64_t ssd_size, uint32_t line_size) {
   return LayoutFor(line_size, lo);
 }
 
-uint64_t Checksum(std::span<const std::byte> bytes) {
-  return XXH64(bytes.data(), bytes.size(), 0);
-}
+uint64_t Checksum(std::span<const std::byte> bytes) { return XXH64(bytes.data(), bytes.size(), 0); }
 
 void PutU8(std::span<std::byte> buf, size_t at, uint8_t v) { buf[at] = std::byte{v}; }
 
@@ -72,7 +70,9 @@ void PutU64(std::span<std::byte> buf, size_t at, uint64_t v) {
   for (int i = 0; i < 8; ++i) buf[at + i] = std::byte(v >> (8 * i));
 }
 
-uint8_t GetU8(std::span<const std::byte> buf, size_t at) { return std::to_integer<uint8_t>(buf[at]); }
+uint8_t GetU8(std::span<const std::byte> buf, size_t at) {
+  return std::to_integer<uint8_t>(buf[at]);
+}
 
 uint32_t GetU32(std::span<const std::byte> buf, size_t at) {
   assert(at + 4 <= buf.size());

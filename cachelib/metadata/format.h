@@ -19,7 +19,7 @@ inline constexpr uint64_t kSuperblockCopies = 2;
 inline constexpr uint64_t kSuperblockOffset[kSuperblockCopies] = {0, 4096};
 inline constexpr uint64_t kSuperblockAreaSize = 8192;  // both copies
 inline constexpr uint64_t kMetadataOffset = 8192;
-inline constexpr uint64_t kSlotsPerPage = 2;          // A at +0, B at +4096
+inline constexpr uint64_t kSlotsPerPage = 2;  // A at +0, B at +4096
 inline constexpr uint64_t kPageStride = kSlotsPerPage * kBlockSize;
 inline constexpr uint64_t kMinLines = 16;
 inline constexpr size_t kMaxCorePathBytes = 1024;
@@ -27,44 +27,44 @@ inline constexpr uint32_t kMinLineSize = 4096;
 inline constexpr uint32_t kMaxLineSize = 1u << 20;
 
 // ---- Superblock copy (4096 bytes). Checksum = XXH64(seed 0) of bytes [16, 4096). --------------
-// kSbMagic and kSbChecksum never move; kSbVersion never moves; the rest is version 1.
+// kMagic, kChecksum, kVersion and kSequence keep their offsets in every version; the rest is v1.
 namespace sb {
-inline constexpr size_t kMagic = 0;             // char[8] "TIERCACH"
-inline constexpr size_t kChecksum = 8;          // u64
-inline constexpr size_t kVersion = 16;          // u32
-inline constexpr size_t kReserved0 = 20;        // u32, zero
-inline constexpr size_t kSequence = 24;         // u64, newest valid copy wins
-inline constexpr size_t kUuid = 32;             // u8[16]
-inline constexpr size_t kLineSize = 48;         // u32, bytes
-inline constexpr size_t kMode = 52;             // u8, CacheMode
-inline constexpr size_t kCleanShutdown = 53;    // u8, 0 or 1
-inline constexpr size_t kReserved1 = 54;        // u8[2], zero
-inline constexpr size_t kRecordSize = 56;       // u32, bytes
-inline constexpr size_t kRecordsPerPage = 60;   // u32
-inline constexpr size_t kMetadataOffset = 64;   // u64, bytes
-inline constexpr size_t kMetadataLength = 72;   // u64, bytes
-inline constexpr size_t kPageCount = 80;        // u64
-inline constexpr size_t kDataOffset = 88;       // u64, bytes
-inline constexpr size_t kLineCount = 96;        // u64
-inline constexpr size_t kCoreSize = 104;        // u64, bytes
-inline constexpr size_t kCoreFingerprint = 112; // u64
-inline constexpr size_t kCorePathLength = 120;  // u32, bytes, <= 1024
-inline constexpr size_t kReserved2 = 124;       // u32, zero
-inline constexpr size_t kCorePath = 128;        // char[1024], zero padded
+inline constexpr size_t kMagic = 0;                            // char[8] "TIERCACH"
+inline constexpr size_t kChecksum = 8;                         // u64
+inline constexpr size_t kVersion = 16;                         // u32
+inline constexpr size_t kReserved0 = 20;                       // u32, zero
+inline constexpr size_t kSequence = 24;                        // u64, newest valid copy wins
+inline constexpr size_t kUuid = 32;                            // u8[16]
+inline constexpr size_t kLineSize = 48;                        // u32, bytes
+inline constexpr size_t kMode = 52;                            // u8, CacheMode
+inline constexpr size_t kCleanShutdown = 53;                   // u8, 0 or 1
+inline constexpr size_t kReserved1 = 54;                       // u8[2], zero
+inline constexpr size_t kRecordSize = 56;                      // u32, bytes
+inline constexpr size_t kRecordsPerPage = 60;                  // u32
+inline constexpr size_t kMetadataOffset = 64;                  // u64, bytes
+inline constexpr size_t kMetadataLength = 72;                  // u64, bytes
+inline constexpr size_t kPageCount = 80;                       // u64
+inline constexpr size_t kDataOffset = 88;                      // u64, bytes
+inline constexpr size_t kLineCount = 96;                       // u64
+inline constexpr size_t kCoreSize = 104;                       // u64, bytes
+inline constexpr size_t kCoreFingerprint = 112;                // u64
+inline constexpr size_t kCorePathLength = 120;                 // u32, bytes, <= 1024
+inline constexpr size_t kReserved2 = 124;                      // u32, zero
+inline constexpr size_t kCorePath = 128;                       // char[1024], zero padded
 inline constexpr size_t kEnd = kCorePath + kMaxCorePathBytes;  // 1152; rest of the copy is zero
 }  // namespace sb
 
 // ---- Metadata page slot (4096 bytes). Checksum = XXH64(seed 0) of bytes [16, 4096). -----------
 namespace slot {
 inline constexpr std::string_view kMagic = "TCMETAPG";  // 8 bytes
-inline constexpr size_t kMagicOffset = 0;     // char[8]
-inline constexpr size_t kChecksum = 8;        // u64
-inline constexpr size_t kPageIndex = 16;      // u64
-inline constexpr size_t kSequence = 24;       // u64, > 0; the newer valid slot wins
-inline constexpr size_t kUuid = 32;           // u8[16], the cache's UUID
-inline constexpr size_t kRecordCount = 48;    // u32, records in this page
-inline constexpr size_t kReserved = 52;       // u8[12], zero
-inline constexpr size_t kHeaderSize = 64;     // records follow, packed
+inline constexpr size_t kMagicOffset = 0;               // char[8]
+inline constexpr size_t kChecksum = 8;                  // u64
+inline constexpr size_t kPageIndex = 16;                // u64
+inline constexpr size_t kSequence = 24;                 // u64, > 0; the newer valid slot wins
+inline constexpr size_t kUuid = 32;                     // u8[16], the cache's UUID
+inline constexpr size_t kRecordCount = 48;              // u32, records in this page
+inline constexpr size_t kReserved = 52;                 // u8[12], zero
+inline constexpr size_t kHeaderSize = 64;               // records follow, packed
 }  // namespace slot
 
 // ---- Line record (record_size bytes): core_line u64, valid bits, dirty bits. -------------------
@@ -75,14 +75,14 @@ inline constexpr size_t kHeaderSize = 64;     // records follow, packed
 struct Layout {
   uint32_t line_size = 0;
   uint32_t sectors_per_line = 0;
-  uint32_t bitmap_bytes = 0;       // per bitmap
-  uint32_t record_size = 0;        // 8 + 2 * bitmap_bytes
-  uint32_t records_per_page = 0;   // (4096 - 64) / record_size
+  uint32_t bitmap_bytes = 0;      // per bitmap
+  uint32_t record_size = 0;       // 8 + 2 * bitmap_bytes
+  uint32_t records_per_page = 0;  // (4096 - 64) / record_size
   uint64_t line_count = 0;
-  uint64_t page_count = 0;         // ceil(line_count / records_per_page)
-  uint64_t metadata_offset = 0;    // kMetadataOffset
-  uint64_t metadata_length = 0;    // page_count * kPageStride
-  uint64_t data_offset = 0;        // metadata end, rounded up to line_size
+  uint64_t page_count = 0;       // ceil(line_count / records_per_page)
+  uint64_t metadata_offset = 0;  // kMetadataOffset
+  uint64_t metadata_length = 0;  // page_count * kPageStride
+  uint64_t data_offset = 0;      // metadata end, rounded up to line_size
 
   // Bytes of SSD the layout occupies: data_offset + line_count * line_size.
   uint64_t required_size() const;

@@ -71,10 +71,12 @@ class PowerCutTrigger final : public DeviceWrapper {
  private:
   void count() {
     if (++requests_ != n_) return;
-    fault_.power_cut([this](Status s) {
-      EXPECT_TRUE(s.ok()) << s.ToString();
-      cut_done_ = true;
-    }, n_);  // each non-durable write survives with probability 1/2
+    fault_.power_cut(
+        [this](Status s) {
+          EXPECT_TRUE(s.ok()) << s.ToString();
+          cut_done_ = true;
+        },
+        n_);  // each non-durable write survives with probability 1/2
   }
   FaultInjectingDevice& fault_;
   const uint64_t n_;

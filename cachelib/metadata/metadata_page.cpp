@@ -42,8 +42,8 @@ Result<LineRecord> DecodeRecord(const Layout& layout, std::span<const std::byte>
   LineRecord r;
   r.core_line = GetU64(in, 0);
   if (!DecodeBits(in.subspan(8, layout.bitmap_bytes), layout.sectors_per_line, &r.valid) ||
-      !DecodeBits(in.subspan(8 + layout.bitmap_bytes, layout.bitmap_bytes),
-                  layout.sectors_per_line, &r.dirty)) {
+      !DecodeBits(in.subspan(8 + layout.bitmap_bytes, layout.bitmap_bytes), layout.sectors_per_line,
+                  &r.dirty)) {
     return Status::Corruption("sector bit beyond the line");
   }
   if ((r.dirty & ~r.valid).any()) return Status::Corruption("dirty sector that is not valid");

@@ -39,8 +39,8 @@ SlotState CheckSlot(std::span<const std::byte> slot, const SlotHeader& expected,
                     uint64_t* sequence);
 
 struct SlotChoice {
-  uint32_t slot = 0;       // the slot holding the durable copy (or, if never written, slot A)
-  uint64_t sequence = 0;   // 0 when the page was never written
+  uint32_t slot = 0;      // the slot holding the durable copy (or, if never written, slot A)
+  uint64_t sequence = 0;  // 0 when the page was never written
   bool never_written = false;
 };
 // Picks the slot to load from an 8192-byte page: the valid slot with the higher sequence; an

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <future>
+
+#include "cachelib/common/epoll_event_loop.h"
 #include "cachelib/device/error_device.h"
 #include "cachelib/device/memory_device.h"
 #include "cachelib/metadata/metadata_test_util.h"
@@ -235,7 +238,8 @@ TEST_F(MetadataStoreTest, OpenRefusesAnSsdSmallerThanItsLayout) {
   small.write_now(0, head);
   Status s = SyncOpen(loop_, small, Core()).status();
   EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
-  EXPECT_EQ(s.message(), "cache device ssd-small is 33554432 bytes but its layout needs 67108864 bytes");
+  EXPECT_EQ(s.message(),
+            "cache device ssd-small is 33554432 bytes but its layout needs 67108864 bytes");
 }
 
 TEST_F(MetadataStoreTest, FormatRefusesAnExistingCacheUnlessForced) {
@@ -261,7 +265,8 @@ TEST_F(MetadataStoreTest, FormatRefusesForeignDataUnlessForced) {
   Scribble(4096 + 17, 1);
   Status s = SyncFormat(loop_, ssd_, Core(), Options());
   EXPECT_EQ(s.code(), Status::Code::kBusy);
-  EXPECT_EQ(s.message(), "ssd0 holds other data (no tiercache superblock); use --force to overwrite it");
+  EXPECT_EQ(s.message(),
+            "ssd0 holds other data (no tiercache superblock); use --force to overwrite it");
   EXPECT_TRUE(SyncFormat(loop_, ssd_, Core(), Options(64 * 1024, true)).ok());
 }
 
@@ -280,8 +285,7 @@ TEST_F(MetadataStoreTest, FormatRefusesAnSsdTooSmallForSixteenLines) {
 }
 
 TEST_F(MetadataStoreTest, FormatRefusesBadArguments) {
-  EXPECT_EQ(SyncFormat(loop_, ssd_, Core(), Options(3000)).code(),
-            Status::Code::kInvalidArgument);
+  EXPECT_EQ(SyncFormat(loop_, ssd_, Core(), Options(3000)).code(), Status::Code::kInvalidArgument);
   CoreIdentity long_path = Core();
   long_path.path.assign(1025, 'p');
   Status s = SyncFormat(loop_, ssd_, long_path, Options());
@@ -341,6 +345,46 @@ TEST_F(MetadataStoreTest, EachPersistWaitsForEverythingStagedBeforeIt) {
     EXPECT_TRUE(results[call].ok());
     for (uint64_t i = 0; i <= call; ++i) {
       EXPECT_EQ(seen[call][i * 250], MakeRecord(i, i, 16, true)) << "persist " << call;
+    }
+  }
+}
+
+// Two loop threads stage and persist records on the same pages at once; each persist's callback
+// must find its own record on the SSD.
+TEST_F(MetadataStoreTest, ConcurrentPersistsFromTwoLoopThreads) {
+  auto store = FormatAndOpen();
+  constexpr int kIterations = 200;
+  auto record = [](int thread, int i) {
+    return MakeRecord(thread * 1000 + i, thread * 1000 + i, 16, true);
+  };
+  std::vector<std::unique_ptr<LoopThread>> threads;
+  std::vector<std::promise<int>> finished(2);
+  for (int t = 0; t < 2; ++t) {
+    auto lt = LoopThread::Start("meta-test");
+    ASSERT_TRUE(lt.ok());
+    threads.push_back(std::move(lt).value());
+  }
+  // One chain per thread: set_record, persist, check, repeat. Lines t, t+2, ..., t+18 (page 0).
+  std::function<void(int, int, int)> step = [&](int t, int i, int mismatches) {
+    if (i == kIterations) return finished[t].set_value(mismatches);
+    uint64_t line = t + 2 * (i % 10);
+    store->set_record(line, record(t, i));
+    store->persist([&, t, i, line, mismatches](Status s) {
+      bool ok = s.ok() && testing::RecordsOnDevice(ssd_)[line] == record(t, i);
+      step(t, i + 1, mismatches + (ok ? 0 : 1));
+    });
+  };
+  for (int t = 0; t < 2; ++t) threads[t]->loop().post([&, t] { step(t, 0, 0); });
+  EXPECT_EQ(finished[0].get_future().get(), 0);
+  EXPECT_EQ(finished[1].get_future().get(), 0);
+  threads.clear();
+
+  ASSERT_TRUE(SyncCloseClean(loop_, *store).ok());
+  store.reset();
+  auto again = Reopen();
+  for (int t = 0; t < 2; ++t) {
+    for (int i = kIterations - 10; i < kIterations; ++i) {
+      EXPECT_EQ(again->loaded_record(t + 2 * (i % 10)), record(t, i));
     }
   }
 }

@@ -8,6 +8,20 @@
 #include "cachelib/metadata/metadata_page.h"
 #include "cachelib/metadata/superblock.h"
 
+namespace tiercache {
+
+void PrintTo(const LineRecord& r, std::ostream* os) {
+  if (!r.in_use()) {
+    *os << "{free" << (r.valid.any() ? " with bits" : "") << "}";
+    return;
+  }
+  auto low = [](const SectorBits& b) { return (b & SectorBits(~uint64_t{0})).to_ullong(); };
+  *os << "{core_line " << r.core_line << ", valid 0x" << std::hex << low(r.valid) << ", dirty 0x"
+      << low(r.dirty) << std::dec << "}";
+}
+
+}  // namespace tiercache
+
 namespace tiercache::testing {
 namespace {
 

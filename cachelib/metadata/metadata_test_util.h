@@ -5,12 +5,18 @@
 
 #include <cstdint>
 #include <memory>
+#include <ostream>
 #include <vector>
 
 #include "cachelib/common/sim_event_loop.h"
 #include "cachelib/device/memory_device.h"
 #include "cachelib/metadata/format.h"
 #include "cachelib/metadata/metadata_store.h"
+
+namespace tiercache {
+// gtest output: "{core_line 7, valid 0x..., dirty 0x...}" (low 64 sectors) or "{free}".
+void PrintTo(const LineRecord& r, std::ostream* os);
+}  // namespace tiercache
 
 namespace tiercache::testing {
 

@@ -87,8 +87,8 @@ void OpenTask::read_next_chunk() {
   ssd_.read(l.slot_offset(next_page_, 0), buf_, [self = shared_from_this(), pages](Status s) {
     if (!s.ok()) return self->fail(std::move(s));
     for (uint64_t i = 0; i < pages; ++i) {
-      auto bytes = std::span<const std::byte>(self->buf_).subspan(i * format::kPageStride,
-                                                                 format::kPageStride);
+      auto bytes = std::span<const std::byte>(self->buf_)
+                       .subspan(i * format::kPageStride, format::kPageStride);
       Status loaded = self->load_page(self->next_page_ + i, bytes);
       if (!loaded.ok()) return self->fail(std::move(loaded));
     }
@@ -119,8 +119,8 @@ Status OpenTask::load_records(uint64_t page, std::span<const std::byte> slot) {
   const format::Layout& l = state_.sb.layout;
   const bool unclean = !state_.sb.clean_shutdown;
   const size_t rs = l.record_size;
-  auto image = std::span<std::byte>(state_.images).subspan(page * l.records_per_page * rs,
-                                                           l.records_per_page * rs);
+  auto image = std::span<std::byte>(state_.images)
+                   .subspan(page * l.records_per_page * rs, l.records_per_page * rs);
   uint32_t count = l.records_in_page(page);
   bool changed = false;
   for (uint32_t r = 0; r < l.records_per_page; ++r) {
@@ -128,8 +128,8 @@ Status OpenTask::load_records(uint64_t page, std::span<const std::byte> slot) {
       std::copy(free_record_.begin(), free_record_.end(), image.begin() + r * rs);
       continue;
     }
-    Result<LineRecord> record = DecodeRecord(l, slot.subspan(format::slot::kHeaderSize + r * rs, rs),
-                                             core_lines_);
+    Result<LineRecord> record =
+        DecodeRecord(l, slot.subspan(format::slot::kHeaderSize + r * rs, rs), core_lines_);
     if (!record.ok()) {
       return Status::Corruption(ssd_.name() + ": metadata page " + std::to_string(page) +
                                 " record " + std::to_string(r) + ": " + record.status().message());
@@ -141,7 +141,7 @@ Status OpenTask::load_records(uint64_t page, std::span<const std::byte> slot) {
   }
   // The durable slot still holds what the filter dropped: rewrite it at the next persist so a
   // later clean shutdown cannot resurrect it.
-  (void)changed;
+  if (changed) state_.dirty_pages.push_back(page);
   return Status::Ok();
 }
 

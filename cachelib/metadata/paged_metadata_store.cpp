@@ -69,8 +69,11 @@ const LineRecord& PagedMetadataStore::loaded_record(uint64_t line) const {
 
 void PagedMetadataStore::set_record(uint64_t line, const LineRecord& record) {
   assert(line < layout_.line_count);
+  assert((record.valid >> layout_.sectors_per_line).none() && (record.dirty & ~record.valid).none());
+  assert(record.in_use() || record.valid.none());
   std::array<std::byte, kMaxRecordSize> encoded;
-  EncodeRecord(layout_, record, encoded);
+  // A free line is stored without bits whatever the caller left in them, so it always loads.
+  EncodeRecord(layout_, record.in_use() ? record : LineRecord{}, encoded);
   uint64_t page = line / layout_.records_per_page;
   size_t at = (line % layout_.records_per_page) * layout_.record_size;
   std::lock_guard lock(mu_);
@@ -215,8 +218,8 @@ void PagedMetadataStore::write_pages(std::shared_ptr<Round> round, IoCallback do
   ssd_.flush([this, round, done = std::move(done)](Status s) mutable {
     if (!s.ok()) return done(std::move(s));
     auto submit = [this, round](size_t i, IoCallback cb) {
-      auto slot = std::span<const std::byte>(round->buf).subspan(i * format::kBlockSize,
-                                                                 format::kBlockSize);
+      auto slot = std::span<const std::byte>(round->buf)
+                      .subspan(i * format::kBlockSize, format::kBlockSize);
       ssd_.write(layout_.slot_offset(round->pages[i], round->slots[i]), slot, {}, std::move(cb));
     };
     RunBounded(round->pages.size(), kWriteWindow, std::move(submit),

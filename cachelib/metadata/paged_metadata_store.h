@@ -1,9 +1,9 @@
-// PagedMetadataStore: the MetadataStore that OpenTask builds. Keeps the staged record bytes of every
-// metadata page in memory (half the metadata region) and runs persists, superblock updates and
-// clean closes one at a time through an operation queue; concurrent persist() callers that arrive
-// while one runs are batched into the next round. Does not own the SSD, which must outlive it;
-// no operation may be in flight when it is destroyed. Thread-safe (one mutex guards staged state
-// and the queue; device I/O is never submitted under it).
+// PagedMetadataStore: the MetadataStore that OpenTask builds. Keeps the staged record bytes of
+// every metadata page in memory (half the metadata region) and runs persists, superblock updates
+// and clean closes one at a time through an operation queue; concurrent persist() callers that
+// arrive while one runs are batched into the next round. Does not own the SSD, which must outlive
+// it; no operation may be in flight when it is destroyed. Thread-safe (one mutex guards staged
+// state and the queue; device I/O is never submitted under it).
 #pragma once
 
 #include <cstdint>
@@ -24,9 +24,9 @@ class PagedMetadataStore final : public MetadataStore {
  public:
   // What a load hands over.
   struct State {
-    Superblock sb;                  // as found on the SSD
-    uint32_t sb_copy = 0;           // the copy `sb` came from
-    std::vector<std::byte> images;  // page_count pages of records_per_page * record_size bytes
+    Superblock sb;                      // as found on the SSD
+    uint32_t sb_copy = 0;               // the copy `sb` came from
+    std::vector<std::byte> images;      // page_count pages of records_per_page * record_size bytes
     std::vector<uint64_t> page_seq;     // sequence of each page's durable slot (0: never written)
     std::vector<uint8_t> page_slot;     // index of each page's durable slot
     std::vector<uint64_t> dirty_pages;  // pages whose image differs from the durable slot
@@ -54,9 +54,9 @@ class PagedMetadataStore final : public MetadataStore {
     std::optional<bool> clean_shutdown;
   };
   struct Op {
-    bool is_persist = true;      // else: a superblock update
+    bool is_persist = true;        // else: a superblock update
     bool then_mark_clean = false;  // persist, then clean_shutdown = true (close_clean)
-    SuperblockChange change;     // superblock update
+    SuperblockChange change;       // superblock update
     std::vector<Waiter> waiters;
   };
   struct Round;  // one persist: the snapshot of changed pages, encoded as slots
@@ -81,15 +81,15 @@ class PagedMetadataStore final : public MetadataStore {
   const std::vector<std::pair<uint64_t, LineRecord>> loaded_;
 
   std::mutex mu_;
-  Superblock sb_;                   // GUARDED_BY(mu_): the durable superblock
-  uint32_t sb_copy_;                // GUARDED_BY(mu_): the copy holding sb_
-  std::vector<std::byte> images_;   // GUARDED_BY(mu_)
-  std::vector<uint64_t> page_seq_;  // GUARDED_BY(mu_)
-  std::vector<uint8_t> page_slot_;  // GUARDED_BY(mu_)
-  std::vector<uint8_t> dirty_;      // GUARDED_BY(mu_): 1 if the page is in dirty_list_
+  Superblock sb_;                     // GUARDED_BY(mu_): the durable superblock
+  uint32_t sb_copy_;                  // GUARDED_BY(mu_): the copy holding sb_
+  std::vector<std::byte> images_;     // GUARDED_BY(mu_)
+  std::vector<uint64_t> page_seq_;    // GUARDED_BY(mu_)
+  std::vector<uint8_t> page_slot_;    // GUARDED_BY(mu_)
+  std::vector<uint8_t> dirty_;        // GUARDED_BY(mu_): 1 if the page is in dirty_list_
   std::vector<uint64_t> dirty_list_;  // GUARDED_BY(mu_)
-  std::deque<Op> queue_;            // GUARDED_BY(mu_): front is running while running_
-  bool running_ = false;            // GUARDED_BY(mu_)
+  std::deque<Op> queue_;              // GUARDED_BY(mu_): front is running while running_
+  bool running_ = false;              // GUARDED_BY(mu_)
 };
 
 }  // namespace tiercache

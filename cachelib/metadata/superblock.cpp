@@ -119,10 +119,9 @@ Result<LoadedSuperblock> LoadSuperblock(std::span<const std::byte> area,
   // A copy written by a newer format must never be ignored in favour of an older one.
   for (const auto& c : d) {
     if (c.state == SuperblockState::kUnsupportedVersion) {
-      return Status::NotSupported(ssd_name + ": tiercache format version " +
-                                  std::to_string(c.sb.version) +
-                                  " is not supported (this build reads version " +
-                                  std::to_string(kVersion) + ")");
+      return Status::NotSupported(
+          ssd_name + ": tiercache format version " + std::to_string(c.sb.version) +
+          " is not supported (this build reads version " + std::to_string(kVersion) + ")");
     }
   }
   if (any(SuperblockState::kValid)) {

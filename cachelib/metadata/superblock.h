@@ -54,7 +54,8 @@ struct LoadedSuperblock {
 
 // Picks the newest valid copy of the 8 KiB superblock area of `ssd_name`, or explains why none:
 // NotFound (all zero / foreign data), Corruption (bad checksums), NotSupported (newer version).
-Result<LoadedSuperblock> LoadSuperblock(std::span<const std::byte> area, const std::string& ssd_name);
+Result<LoadedSuperblock> LoadSuperblock(std::span<const std::byte> area,
+                                        const std::string& ssd_name);
 
 // True when either copy of the area carries the tiercache magic.
 bool HasTiercacheMagic(std::span<const std::byte> area);
