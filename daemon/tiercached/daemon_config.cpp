@@ -1,0 +1,44 @@
+#include "daemon/tiercached/daemon_config.h"
+
+#include <CLI/CLI.hpp>
+
+#include "daemon/control/control_paths.h"
+
+namespace tiercache {
+
+Result<DaemonConfig> ParseDaemonConfig(int argc, char** argv) {
+  DaemonConfig c;
+  CLI::App app{"tiercached: serve an SSD-cached HDD as one block device over NBD"};
+  app.add_option("--cache", c.cache_path, "cache device (SSD) made by `tiercache create`")
+      ->required();
+  app.add_option("--core", c.core_path, "core device (HDD); default: as recorded at create");
+  app.add_option("--socket", c.socket_path, "NBD Unix socket (default /run/tiercache/NAME.sock)");
+  app.add_option("--listen", c.tcp_listen, "also serve NBD over TCP on HOST:PORT");
+  app.add_option("--control", c.control_path, "control socket (default /run/tiercache/NAME.ctl)");
+  app.add_option("--pidfile", c.pidfile, "write the daemon's pid to FILE");
+  app.add_option("--export-name", c.export_name, "NBD export name (\"\" is always accepted)");
+  app.add_flag("--foreground,-f", c.foreground, "stay in the foreground, log to stderr");
+  app.add_flag("--buffered", c.buffered, "use the page cache instead of O_DIRECT");
+  app.add_option("--threads", c.threads, "NBD event-loop threads (default: one per core)");
+  app.add_option("--core-model", c.core_model, "emulate HDD timing: hdd7200, hdd5400, hdd10k");
+  app.add_option("--cache-model", c.cache_model, "emulate SSD timing: sata-ssd, nvme");
+  app.add_option("--models", c.models_file, "device model profiles (JSON)");
+  app.add_option("--record", c.record_path, "record a block trace of client requests to FILE");
+  app.set_version_flag("--version", "tiercached 0.1.0");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    std::printf("%s", app.help().c_str());
+    return Status::NotFound("");
+  } catch (const CLI::CallForVersion& e) {
+    std::printf("tiercached 0.1.0\n");
+    return Status::NotFound("");
+  } catch (const CLI::ParseError& e) {
+    return Status::InvalidArgument(e.what());
+  }
+  if (c.socket_path.empty()) c.socket_path = DefaultExportPath(c.cache_path);
+  if (c.control_path.empty()) c.control_path = DefaultControlPath(c.cache_path);
+  return c;
+}
+
+}  // namespace tiercache

@@ -1,0 +1,31 @@
+// DaemonConfig: tiercached's command line, parsed and validated (CLI11). Plain value type.
+#pragma once
+
+#include <string>
+
+#include "cachelib/common/status.h"
+
+namespace tiercache {
+
+struct DaemonConfig {
+  std::string cache_path;    // --cache SSD (required): made by `tiercache create`
+  std::string core_path;     // --core HDD; default: the path recorded in the superblock
+  std::string socket_path;   // --socket; default /run/tiercache/<cache name>.sock
+  std::string tcp_listen;    // --listen HOST:PORT; empty: no TCP
+  std::string control_path;  // --control; default /run/tiercache/<cache name>.ctl
+  std::string pidfile;       // --pidfile FILE
+  std::string export_name;   // --export-name; "" is always accepted
+  bool foreground = false;   // --foreground: do not detach
+  bool buffered = false;     // --buffered: page-cached I/O instead of O_DIRECT (tmpfs, tests)
+  unsigned threads = 0;      // --threads N: NBD event loops; 0 = one per core
+  std::string core_model;    // --core-model NAME: emulate an HDD's timing over the core file
+  std::string cache_model;   // --cache-model NAME: emulate an SSD's timing over the cache file
+  std::string record_path;   // --record FILE: write a block trace of client requests
+  std::string models_file;   // --models FILE: device model profiles (default: built in)
+};
+
+// Parses argv. On --help/--version prints and returns NotFound with an empty message (exit 0);
+// on a usage error returns InvalidArgument with CLI11's message (exit 2).
+Result<DaemonConfig> ParseDaemonConfig(int argc, char** argv);
+
+}  // namespace tiercache

@@ -1,0 +1,62 @@
+#include "daemon/tiercached/daemonizer.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+namespace tiercache {
+
+Daemonizer::Daemonizer(bool foreground) {
+  if (foreground) return;
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) < 0) {
+    std::perror("tiercached: pipe");
+    std::exit(1);
+  }
+  pid_t pid = fork();
+  if (pid < 0) {
+    std::perror("tiercached: fork");
+    std::exit(1);
+  }
+  if (pid > 0) {  // parent: wait for the child's verdict
+    close(fds[1]);
+    std::string msg;
+    char buf[512];
+    ssize_t n;
+    while ((n = read(fds[0], buf, sizeof buf)) > 0) msg.append(buf, size_t(n));
+    if (msg == "ok") std::exit(0);
+    std::fprintf(stderr, "%s\n", msg.empty() ? "tiercached: exited during startup" : msg.c_str());
+    std::exit(1);
+  }
+  close(fds[0]);
+  pipe_fd_ = fds[1];
+  setsid();
+  int devnull = open("/dev/null", O_RDWR);
+  if (devnull >= 0) {
+    dup2(devnull, STDIN_FILENO);
+    dup2(devnull, STDOUT_FILENO);
+    close(devnull);
+  }
+}
+
+void Daemonizer::ready() {
+  if (pipe_fd_ < 0) return;
+  ssize_t n = write(pipe_fd_, "ok", 2);
+  (void)n;
+  close(pipe_fd_);
+  pipe_fd_ = -1;
+}
+
+void Daemonizer::failed(const std::string& message) {
+  std::fprintf(stderr, "%s\n", message.c_str());
+  if (pipe_fd_ < 0) return;
+  ssize_t n = write(pipe_fd_, message.data(), message.size());
+  (void)n;
+  close(pipe_fd_);
+  pipe_fd_ = -1;
+}
+
+}  // namespace tiercache

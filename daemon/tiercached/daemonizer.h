@@ -1,0 +1,24 @@
+// Daemonizer: detaches tiercached from the terminal (fork + setsid) while letting the parent wait
+// until the child is serving, so `tiercached ...` returning 0 means the sockets are ready, and a
+// startup error is printed by the command the user ran. With foreground, everything is a no-op.
+#pragma once
+
+#include <string>
+
+namespace tiercache {
+
+class Daemonizer {
+ public:
+  // Forks unless foreground. Only the child returns (the parent exits with the child's verdict).
+  // REQUIRES: called before any thread is started.
+  explicit Daemonizer(bool foreground);
+  // Tells the waiting parent: ready (exit 0) ...
+  void ready();
+  // ... or failed with `message` (parent prints it, exits 1). Also printed here.
+  void failed(const std::string& message);
+
+ private:
+  int pipe_fd_ = -1;
+};
+
+}  // namespace tiercache

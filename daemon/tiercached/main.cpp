@@ -1,0 +1,129 @@
+// tiercached: serves an SSD-cached HDD over NBD with a control socket. See docs/tiercached.8.md.
+// Startup: lock the cache, detach, open devices and cache, listen, report ready. Shutdown
+// (SIGTERM/SIGINT or `tiercache stop`): stop NBD (in-flight requests finish), close the cache
+// (metadata persisted, marked clean), exit 0.
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <fstream>
+#include <future>
+
+#include "daemon/control/control_paths.h"
+#include "daemon/control/control_server.h"
+#include "daemon/nbd/server.h"
+#include "daemon/tiercached/cache_service.h"
+#include "daemon/tiercached/daemon_config.h"
+#include "daemon/tiercached/daemonizer.h"
+#include "daemon/tiercached/instance_lock.h"
+
+namespace tiercache {
+namespace {
+
+std::atomic<bool> g_stop_requested{false};
+
+sigset_t BlockShutdownSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);  // inherited by every thread started later
+  signal(SIGPIPE, SIG_IGN);
+  return set;
+}
+
+void WaitForStop(const sigset_t& signals) {
+  timespec tick{0, 100'000'000};
+  while (!g_stop_requested.load()) {
+    int sig = sigtimedwait(&signals, nullptr, &tick);
+    if (sig == SIGTERM || sig == SIGINT) return;
+  }
+}
+
+// Stops NBD (in-flight requests complete), then closes the cache.
+Status Shutdown(nbd::Server& server, CacheService& service) {
+  std::promise<void> stopped;
+  server.stop([&] { stopped.set_value(); });
+  stopped.get_future().wait();
+  std::promise<Status> closed;
+  service.close([&](Status s) { closed.set_value(std::move(s)); });
+  return closed.get_future().get();
+}
+
+int Run(const DaemonConfig& config) {
+  sigset_t signals = BlockShutdownSignals();
+  auto lock = InstanceLock::Acquire(config.cache_path);
+  if (!lock.ok()) {
+    std::fprintf(stderr, "tiercached: %s\n", lock.status().ToString().c_str());
+    return 1;
+  }
+  Daemonizer daemon(config.foreground);
+  auto fail = [&](const std::string& what, const Status& s) {
+    daemon.failed("tiercached: " + what + ": " + s.ToString());
+    return 1;
+  };
+  if (Status s = EnsureRunDirectory(); !s.ok()) return fail("run directory", s);
+  auto loop = LoopThread::Start("tiercached");
+  if (!loop.ok()) return fail("event loop", loop.status());
+  auto service = CacheService::Open(config, **loop);
+  if (!service.ok()) return fail("cannot open cache " + config.cache_path, service.status());
+
+  nbd::ServerConfig nbd_config;
+  nbd_config.unix_socket = config.socket_path;
+  nbd_config.tcp_listen = config.tcp_listen;
+  nbd_config.threads = config.threads;
+  nbd_config.export_name = config.export_name;
+  nbd_config.description = "tiercache " + config.cache_path;
+  auto server = nbd::Server::Start((*service)->cache(), nbd_config);
+  if (!server.ok()) return fail("cannot serve NBD", server.status());
+  (*service)->set_export_path(config.socket_path);
+
+  // `tiercache stop` runs the shutdown on the main thread and answers when it is done.
+  std::promise<Status> stop_outcome;
+  ControlTarget::DoneCallback stop_reply;
+  (*service)->set_shutdown([&](ControlTarget::DoneCallback done) {
+    stop_reply = std::move(done);
+    g_stop_requested = true;
+  });
+  Result<std::unique_ptr<ControlServer>> control = Status::IoError("not started");
+  ControlServerOptions control_options;
+  control_options.path = config.control_path;
+  (*loop)->run_sync([&] { control = ControlServer::Start((*loop)->loop(), **service, control_options); });
+  if (!control.ok()) return fail("cannot open control socket", control.status());
+
+  if (!config.pidfile.empty()) std::ofstream(config.pidfile) << getpid() << "\n";
+  std::fprintf(stderr, "tiercached: serving %s (core %s) on %s, control %s\n",
+               config.cache_path.c_str(), (*service)->status().core_path.c_str(),
+               config.socket_path.c_str(), config.control_path.c_str());
+  daemon.ready();
+
+  WaitForStop(signals);
+  Status closed = Shutdown(**server, **service);
+  if (stop_reply) (*loop)->run_sync([&] { stop_reply(closed); });
+  (*loop)->run_sync([&] { control->reset(); });
+  server->reset();
+  service->reset();
+  if (!config.pidfile.empty()) unlink(config.pidfile.c_str());
+  if (!closed.ok()) {
+    std::fprintf(stderr, "tiercached: closing the cache failed: %s\n", closed.ToString().c_str());
+    return 1;
+  }
+  std::fprintf(stderr, "tiercached: stopped cleanly\n");
+  return 0;
+}
+
+}  // namespace
+}  // namespace tiercache
+
+int main(int argc, char** argv) {
+  auto config = tiercache::ParseDaemonConfig(argc, argv);
+  if (!config.ok()) {
+    if (config.status().code() == tiercache::Status::Code::kNotFound) return 0;  // --help
+    std::fprintf(stderr, "tiercached: %s\nRun tiercached --help for usage.\n",
+                 config.status().message().c_str());
+    return 2;
+  }
+  return tiercache::Run(*config);
+}
