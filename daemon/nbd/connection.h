@@ -1,0 +1,124 @@
+// Connection: one NBD client socket driven by an event loop (non-blocking, level-triggered
+// watch_fd). Reads bytes into a buffer, runs the Handshake, then parses requests, validates
+// them (protocol.h) and hands them to a RequestExecutor; many requests are in flight at once
+// and replies go out in completion order, buffered in an OutputQueue and flushed in batches
+// when the socket is writable.
+// Shared ownership: the server's table and every in-flight request hold a shared_ptr, so the
+// buffers the Device writes into outlive a closed socket. Loop-thread only, except as noted.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "cachelib/common/event_loop.h"
+#include "cachelib/device/device.h"
+#include "daemon/nbd/export_info.h"
+#include "daemon/nbd/handshake.h"
+#include "daemon/nbd/output_queue.h"
+#include "daemon/nbd/protocol.h"
+#include "daemon/nbd/request_executor.h"
+
+namespace tiercache::nbd {
+
+struct ConnectionOptions {
+  // Requests executing at once; more stay unread in the socket. Default 256, must be > 0.
+  size_t max_in_flight = 256;
+  // Read and write data held by in-flight requests before reading pauses (a single larger
+  // request still runs alone). Default 64 MiB.
+  uint64_t max_in_flight_bytes = 64u << 20;
+  // Reply bytes queued before reading pauses. Default 64 MiB.
+  size_t max_queued_output = 64u << 20;
+  // How long a draining connection may take to write its last replies. Default 10 s.
+  Nanos drain_timeout = std::chrono::seconds(10);
+  // Log opens and normal closes too, not only protocol errors (stderr).
+  bool verbose = false;
+};
+
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  // Called once on the loop thread after the socket is closed and no request is in flight.
+  using FinishedFn = std::function<void(Connection*)>;
+
+  // Takes ownership of `fd`, a connected non-blocking socket. `device` and `info` must
+  // outlive the connection.
+  Connection(uint64_t id, int fd, EventLoop& loop, Device& device, const ExportInfo& info,
+             ConnectionOptions options, FinishedFn on_finished);
+  ~Connection();
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  // Sends the greeting and starts watching the socket. On error the connection is closed.
+  void Start();
+  // Graceful stop: reads nothing more, finishes in-flight requests, writes their replies
+  // (bounded by drain_timeout), then closes. A connection still negotiating closes at once.
+  void Shutdown();
+
+  uint64_t id() const { return id_; }
+
+ private:
+  enum class Phase { kHandshake, kTransmission, kDraining, kClosed };
+  enum class Rx { kHeader, kPayload, kSkip };  // transmission input state
+
+  void OnEvents(uint32_t events);
+  void OnReadable();
+  ssize_t Receive();
+  void ProcessInput();
+  bool HandshakeStep();
+  bool TransmissionStep();
+  bool StartRequest();
+  bool ContinuePayload();
+  bool ContinueSkip();
+  void Dispatch(IoBuffer payload);
+  void OnReply(IoBuffer reply, uint64_t cost);
+
+  void QueueReply(IoBuffer reply);
+  void ScheduleFlush();
+  void FlushOutput();
+  void AfterIo();
+  void UpdateInterest();
+  bool WantRead() const;
+
+  void BeginDrain(const std::string& reason, bool error);
+  void Close(const std::string& reason, bool error);
+  void MaybeFinish();
+  void Log(const std::string& message) const;
+
+  std::span<const std::byte> buffered() const {
+    return {in_.data() + in_start_, in_end_ - in_start_};
+  }
+
+  const uint64_t id_;
+  int fd_;
+  EventLoop& loop_;
+  Device& device_;
+  const ExportInfo& info_;
+  const ConnectionOptions options_;
+  FinishedFn on_finished_;
+
+  Phase phase_ = Phase::kHandshake;
+  std::unique_ptr<Handshake> handshake_;
+  Negotiated negotiated_;
+  std::unique_ptr<RequestExecutor> executor_;
+
+  IoBuffer in_;
+  size_t in_start_ = 0;
+  size_t in_end_ = 0;
+  Rx rx_ = Rx::kHeader;
+  CheckedRequest current_;  // the request whose payload is being read or skipped
+  IoBuffer payload_;
+  size_t payload_done_ = 0;
+
+  OutputQueue out_;
+  size_t in_flight_ = 0;
+  uint64_t in_flight_bytes_ = 0;  // DataBytes() of requests started and not yet answered
+  uint32_t interest_ = 0;
+  bool socket_full_ = false;
+  bool flush_posted_ = false;
+  bool processing_ = false;
+  bool finished_ = false;
+  EventLoop::TimerId drain_timer_ = 0;
+};
+
+}  // namespace tiercache::nbd

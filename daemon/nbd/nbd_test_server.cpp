@@ -1,0 +1,169 @@
+// nbd_test_server: serves a MemoryDevice or a file over NBD with the tiercache NBD server.
+// Test-only: the e2e tests and benchmarks run real NBD clients against it. SIGTERM/SIGINT
+// stop it gracefully (in-flight requests finish) and it exits 0.
+#include <getopt.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "cachelib/common/epoll_event_loop.h"
+#include "cachelib/device/memory_device.h"
+#include "daemon/nbd/server.h"
+#include "daemon/nbd/test_file_device.h"
+
+namespace {
+
+using tiercache::Device;
+using tiercache::EpollEventLoop;
+
+constexpr const char* kUsage =
+    "usage: nbd_test_server (--socket PATH | --tcp HOST:PORT)... [--memory SIZE | --file PATH]\n"
+    "         [--block-size N] [--threads N] [--export-name NAME] [--description TEXT]\n"
+    "         [--pidfile PATH] [--drain-timeout-ms N] [--verbose]\n"
+    "  SIZE takes K, M, G, T suffixes (powers of 1024). Default: --memory 1G.\n";
+
+struct Args {
+  tiercache::nbd::ServerConfig config;
+  uint64_t memory_size = 1ull << 30;
+  std::string file;
+  uint32_t block_size = 512;
+  std::string pidfile;
+};
+
+bool ParseSize(const char* text, uint64_t& out) {
+  char* end = nullptr;
+  unsigned long long v = std::strtoull(text, &end, 10);
+  if (end == text) return false;
+  int shift = 0;
+  switch (*end) {
+    case '\0': break;
+    case 'K':
+    case 'k': shift = 10; break;
+    case 'M':
+    case 'm': shift = 20; break;
+    case 'G':
+    case 'g': shift = 30; break;
+    case 'T':
+    case 't': shift = 40; break;
+    default: return false;
+  }
+  if (*end != '\0' && end[1] != '\0') return false;
+  out = uint64_t(v) << shift;
+  return true;
+}
+
+const option kOptions[] = {{"socket", required_argument, nullptr, 's'},
+                           {"tcp", required_argument, nullptr, 't'},
+                           {"memory", required_argument, nullptr, 'm'},
+                           {"file", required_argument, nullptr, 'f'},
+                           {"block-size", required_argument, nullptr, 'b'},
+                           {"threads", required_argument, nullptr, 'j'},
+                           {"export-name", required_argument, nullptr, 'e'},
+                           {"description", required_argument, nullptr, 'd'},
+                           {"pidfile", required_argument, nullptr, 'p'},
+                           {"verbose", no_argument, nullptr, 'v'},
+                           {"drain-timeout-ms", required_argument, nullptr, 'D'},
+                           {nullptr, 0, nullptr, 0}};
+
+// Applies one parsed option; false when its value is malformed or the option unknown.
+bool ApplyOption(int c, const char* value, Args& args) {
+  uint64_t n = 0;
+  switch (c) {
+    case 's': args.config.unix_socket = value; return true;
+    case 't': args.config.tcp_listen = value; return true;
+    case 'f': args.file = value; return true;
+    case 'e': args.config.export_name = value; return true;
+    case 'd': args.config.description = value; return true;
+    case 'p': args.pidfile = value; return true;
+    case 'v': args.config.connection.verbose = true; return true;
+    case 'm': return ParseSize(value, args.memory_size);
+    default: break;
+  }
+  if (!ParseSize(value, n)) return false;
+  switch (c) {
+    case 'b': args.block_size = uint32_t(n); return true;
+    case 'j': args.config.threads = unsigned(n); return true;
+    case 'D': args.config.connection.drain_timeout = std::chrono::milliseconds(n); return true;
+    default: return false;
+  }
+}
+
+bool ParseArgs(int argc, char** argv, Args& args) {
+  for (int c; (c = getopt_long(argc, argv, "", kOptions, nullptr)) != -1;) {
+    if (c == '?' || !ApplyOption(c, optarg, args)) return false;
+  }
+  return optind == argc;
+}
+
+tiercache::Result<std::unique_ptr<Device>> OpenDevice(const Args& args) {
+  if (args.block_size == 0 || (args.block_size & (args.block_size - 1)) != 0) {
+    return tiercache::Status::InvalidArgument("block size must be a power of two");
+  }
+  if (!args.file.empty()) {
+    auto dev = tiercache::nbd::TestFileDevice::Open(args.file, args.block_size);
+    if (!dev.ok()) return dev.status();
+    return std::unique_ptr<Device>(std::move(dev).value());
+  }
+  return std::unique_ptr<Device>(
+      new tiercache::MemoryDevice("memory", args.memory_size, args.block_size));
+}
+
+int Fail(const std::string& what) {
+  std::fprintf(stderr, "nbd_test_server: %s\n", what.c_str());
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args args;
+  if (!ParseArgs(argc, argv, args)) {
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+  // Block the stop signals before any thread starts, so only the signalfd sees them.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  auto device = OpenDevice(args);
+  if (!device.ok()) return Fail(device.status().ToString());
+  auto main_loop = EpollEventLoop::Create();
+  if (!main_loop.ok()) return Fail(main_loop.status().ToString());
+  EpollEventLoop& loop = **main_loop;
+  auto server = tiercache::nbd::Server::Start(**device, args.config);
+  if (!server.ok()) return Fail(server.status().ToString());
+
+  int sfd = signalfd(-1, &stop_signals, SFD_NONBLOCK | SFD_CLOEXEC);
+  if (sfd < 0) return Fail("signalfd failed");
+  loop.post([&] {
+    tiercache::Status s = loop.watch_fd(sfd, EPOLLIN, [&](uint32_t) {
+      signalfd_siginfo info;
+      if (read(sfd, &info, sizeof info) != sizeof info) return;
+      loop.unwatch_fd(sfd);
+      (*server)->stop([&loop] { loop.stop(); });
+    });
+    if (!s.ok()) loop.stop();
+  });
+  if (!args.config.tcp_listen.empty()) {
+    std::printf("nbd_test_server: listening on TCP port %u\n", unsigned((*server)->tcp_port()));
+    std::fflush(stdout);
+  }
+  if (!args.pidfile.empty()) {
+    std::ofstream(args.pidfile) << getpid() << "\n";
+  }
+  loop.run();
+  server->reset();
+  close(sfd);
+  if (!args.pidfile.empty()) unlink(args.pidfile.c_str());
+  return 0;
+}

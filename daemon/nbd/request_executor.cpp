@@ -1,0 +1,127 @@
+#include "daemon/nbd/request_executor.h"
+
+#include <cassert>
+
+#include "daemon/nbd/reply.h"
+
+namespace tiercache::nbd {
+
+// One request on its way through the device. Device callbacks must be copyable, so they hold
+// a raw pointer to it and adopt it back when they run (the Device calls each exactly once).
+struct RequestExecutor::Pending {
+  Command cmd;
+  bool structured = false;
+  IoBuffer buf;  // WRITE payload, or READ reply (header room + data)
+  ReplyFn done;
+};
+
+namespace {
+
+IoBuffer StatusReply(const Command& cmd, bool structured, const Status& s) {
+  if (s.ok()) return SimpleReply(cmd.cookie, 0);
+  return ErrorReply(structured, cmd.cookie, NbdError(s, cmd.wire_flags), s.ToString());
+}
+
+}  // namespace
+
+// Indexed by Op.
+const RequestExecutor::Handler RequestExecutor::kHandlers[] = {
+    &RequestExecutor::Read,         // kRead
+    &RequestExecutor::Write,        // kWrite
+    &RequestExecutor::Unexpected,   // kDisc: handled by the connection
+    &RequestExecutor::Flush,        // kFlush
+    &RequestExecutor::Trim,         // kTrim
+    &RequestExecutor::Cache,        // kCache
+    &RequestExecutor::WriteZeroes,  // kWriteZeroes
+    &RequestExecutor::BlockStatus,  // kBlockStatus
+};
+
+void RequestExecutor::Execute(const Command& cmd, IoBuffer payload, ReplyFn done) {
+  auto p = std::make_unique<Pending>();
+  p->cmd = cmd;
+  p->structured = structured_;
+  p->buf = std::move(payload);
+  p->done = std::move(done);
+  (this->*kHandlers[static_cast<size_t>(cmd.op)])(std::move(p));
+}
+
+IoBuffer RequestExecutor::ErrorFor(const Command& cmd, const Status& status) const {
+  return StatusReply(cmd, structured_, status);
+}
+
+IoCallback RequestExecutor::ReplyWithStatus(std::unique_ptr<Pending> p) {
+  return [raw = p.release()](Status s) {
+    std::unique_ptr<Pending> owned(raw);
+    owned->done(StatusReply(owned->cmd, owned->structured, s));
+  };
+}
+
+void RequestExecutor::Read(std::unique_ptr<Pending> p) {
+  const size_t header = ReadReplyHeaderSize(structured_);
+  p->buf = IoBuffer::Allocate(header + p->cmd.length);
+  std::span<std::byte> data = p->buf.span().subspan(header);
+  uint64_t offset = p->cmd.offset;
+  device_.read(offset, data, [raw = p.release()](Status s) {
+    std::unique_ptr<Pending> owned(raw);
+    const Command& c = owned->cmd;
+    if (!s.ok()) return owned->done(StatusReply(c, owned->structured, s));
+    EncodeReadReplyHeader(owned->buf.data(), owned->structured, c.cookie, c.offset, c.length);
+    owned->done(std::move(owned->buf));
+  });
+}
+
+void RequestExecutor::Write(std::unique_ptr<Pending> p) {
+  std::span<const std::byte> data = p->buf.span();
+  uint64_t offset = p->cmd.offset;
+  WriteFlags flags = p->cmd.write_flags;
+  device_.write(offset, data, flags, ReplyWithStatus(std::move(p)));
+}
+
+void RequestExecutor::Flush(std::unique_ptr<Pending> p) {
+  device_.flush(ReplyWithStatus(std::move(p)));
+}
+
+void RequestExecutor::Trim(std::unique_ptr<Pending> p) {
+  uint64_t offset = p->cmd.offset;
+  uint64_t length = p->cmd.length;
+  if (!p->cmd.write_flags.fua) {
+    device_.discard(offset, length, ReplyWithStatus(std::move(p)));
+    return;
+  }
+  // Device::discard has no FUA: emulate it with a flush once the discard completed.
+  device_.discard(offset, length, [this, raw = p.release()](Status s) {
+    std::unique_ptr<Pending> owned(raw);
+    if (!s.ok()) return owned->done(StatusReply(owned->cmd, owned->structured, s));
+    device_.flush(ReplyWithStatus(std::move(owned)));
+  });
+}
+
+void RequestExecutor::Cache(std::unique_ptr<Pending> p) {
+  uint64_t offset = p->cmd.offset;
+  uint64_t length = p->cmd.length;
+  device_.prefetch(offset, length, ReplyWithStatus(std::move(p)));
+}
+
+void RequestExecutor::WriteZeroes(std::unique_ptr<Pending> p) {
+  if (p->cmd.fast_zero) {
+    // We cannot promise zeroing is faster than writing: fail fast, touch nothing.
+    p->done(StatusReply(p->cmd, structured_, Status::NotSupported("fast zero not supported")));
+    return;
+  }
+  uint64_t offset = p->cmd.offset;
+  uint64_t length = p->cmd.length;
+  WriteFlags flags = p->cmd.write_flags;
+  device_.write_zeroes(offset, length, flags, ReplyWithStatus(std::move(p)));
+}
+
+void RequestExecutor::BlockStatus(std::unique_ptr<Pending> p) {
+  // base:allocation: the whole requested range is allocated data (flags 0), one extent.
+  p->done(BlockStatusReply(p->cmd.cookie, kBaseAllocationId, p->cmd.length, 0));
+}
+
+void RequestExecutor::Unexpected(std::unique_ptr<Pending> p) {
+  assert(false && "NBD_CMD_DISC is not executed");
+  p->done(StatusReply(p->cmd, structured_, Status::InvalidArgument("not executable")));
+}
+
+}  // namespace tiercache::nbd

@@ -1,0 +1,53 @@
+// RequestExecutor: runs validated Commands against a Device (one handler per command, chosen
+// from a table) and hands back each encoded reply. Knows nothing about sockets or caching;
+// wire flags were already turned into WriteFlags by the protocol layer.
+// One per connection, used on that connection's loop thread only.
+#pragma once
+
+#include <functional>
+#include <memory>
+
+#include "cachelib/device/device.h"
+#include "daemon/nbd/handshake.h"
+#include "daemon/nbd/io_buffer.h"
+#include "daemon/nbd/protocol.h"
+
+namespace tiercache::nbd {
+
+class RequestExecutor {
+ public:
+  // Receives the complete reply bytes. Runs exactly once per Execute(), on the submitting
+  // loop: inline for commands that need no device I/O, later otherwise.
+  using ReplyFn = std::function<void(IoBuffer reply)>;
+
+  RequestExecutor(Device& device, const Negotiated& negotiated)
+      : device_(device), structured_(negotiated.structured_replies) {}
+
+  // Executes `cmd`; `payload` holds the data of a WRITE. REQUIRES: cmd passed CheckRequest,
+  // cmd.op != Op::kDisc, and the caller runs on an event loop (Device contract).
+  void Execute(const Command& cmd, IoBuffer payload, ReplyFn done);
+  // The reply to a request that validation (or execution) failed with `status`.
+  IoBuffer ErrorFor(const Command& cmd, const Status& status) const;
+
+ private:
+  struct Pending;
+  using Handler = void (RequestExecutor::*)(std::unique_ptr<Pending>);
+  static const Handler kHandlers[];
+
+  void Read(std::unique_ptr<Pending> p);
+  void Write(std::unique_ptr<Pending> p);
+  void Flush(std::unique_ptr<Pending> p);
+  void Trim(std::unique_ptr<Pending> p);
+  void Cache(std::unique_ptr<Pending> p);
+  void WriteZeroes(std::unique_ptr<Pending> p);
+  void BlockStatus(std::unique_ptr<Pending> p);
+  void Unexpected(std::unique_ptr<Pending> p);
+
+  // A device callback that replies with the status (success or error) and frees `p`.
+  static IoCallback ReplyWithStatus(std::unique_ptr<Pending> p);
+
+  Device& device_;
+  const bool structured_;
+};
+
+}  // namespace tiercache::nbd
