@@ -1,6 +1,7 @@
 # Thin wrapper over CMake. `make demo` and `make test` work on a fresh Debian 12 machine as root.
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
 JOBS       ?= 2
 CTEST_ARGS ?=
 
@@ -23,11 +24,19 @@ build: deps $(BUILD)/CMakeCache.txt
 build-asan: deps $(ASAN_BUILD)/CMakeCache.txt
 	cmake --build $(ASAN_BUILD) -j$(JOBS)
 
-# Every test: unit tests under ASan+UBSan, then everything (unit, integration, e2e with real
-# NBD clients) on the optimized build.
-test: build build-asan
+# Every test: unit tests under ASan+UBSan, a short libFuzzer run over the NBD parsers, then
+# everything (unit, e2e with real NBD clients, real-kernel VM tests) on the optimized build.
+test: build build-asan fuzz
 	cd $(ASAN_BUILD) && ctest --output-on-failure -L unit $(CTEST_ARGS)
 	cd $(BUILD) && ctest --output-on-failure $(CTEST_ARGS)
+
+# libFuzzer over the NBD handshake and request parsers (clang); the smoke run is 200k inputs.
+# A longer run: $(FUZZ_BUILD)/daemon/nbd_fuzz -max_total_time=600 daemon/nbd_fuzz_corpus
+fuzz: deps
+	test -f $(FUZZ_BUILD)/CMakeCache.txt || CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTIERCACHE_FUZZ=ON
+	cmake --build $(FUZZ_BUILD) -j$(JOBS) --target nbd_fuzz
+	cd $(FUZZ_BUILD) && ctest --output-on-failure -L fuzz
 
 demo: build
 	scripts/demo.sh $(BUILD)

@@ -1,0 +1,102 @@
+#include "daemon/control/control_handler.h"
+
+#include <limits>
+
+namespace tiercache {
+
+struct ControlHandler::FlushState {
+  Emit emit;
+  uint64_t last_sent = std::numeric_limits<uint64_t>::max();
+  Nanos last_time{0};
+  bool sent_any = false;
+  bool finished = false;
+};
+
+ControlHandler::ControlHandler(EventLoop& loop, ControlTarget& target, Nanos progress_interval)
+    : loop_(loop), target_(target), progress_interval_(progress_interval) {}
+
+void ControlHandler::execute(const ControlRequest& request, Emit emit) {
+  switch (request.command) {
+    case ControlCommand::kStatus: return status(emit);
+    case ControlCommand::kStats: return stats(emit);
+    case ControlCommand::kMode: return mode(request, std::move(emit));
+    case ControlCommand::kFlush: return flush(std::move(emit));
+    case ControlCommand::kStop: return stop(std::move(emit));
+  }
+}
+
+ControlTarget::DoneCallback ControlHandler::on_loop(std::function<void(Status)> fn) {
+  EventLoop* loop = &loop_;
+  std::weak_ptr<char> alive = alive_;
+  return [loop, alive, fn = std::move(fn)](Status status) {
+    loop->post([alive, fn, status = std::move(status)] {
+      if (!alive.expired()) fn(status);
+    });
+  };
+}
+
+void ControlHandler::status(const Emit& emit) {
+  ControlJson response = OkResponse();
+  response["status"] = StatusToJson(target_.status(), target_.mode(), target_.counters());
+  emit(response, true);
+}
+
+void ControlHandler::stats(const Emit& emit) {
+  ControlJson response = OkResponse();
+  response["stats"] = CountersToJson(target_.counters());
+  emit(response, true);
+}
+
+void ControlHandler::mode(const ControlRequest& request, Emit emit) {
+  CacheMode previous = target_.mode();
+  if (!request.mode) {
+    ControlJson response = OkResponse();
+    response["mode"] = std::string(ModeName(previous));
+    return emit(response, true);
+  }
+  CacheMode wanted = *request.mode;
+  target_.set_mode(wanted, request.drain, on_loop([emit, wanted, previous](Status status) {
+    if (!status.ok()) return emit(ErrorResponse(status), true);
+    ControlJson response = OkResponse();
+    response["mode"] = std::string(ModeName(wanted));
+    response["previous_mode"] = std::string(ModeName(previous));
+    emit(response, true);
+  }));
+}
+
+void ControlHandler::flush_progress(const std::shared_ptr<FlushState>& state, uint64_t remaining) {
+  if (state->finished || remaining == state->last_sent) return;
+  Nanos now = loop_.clock().now();
+  if (state->sent_any && now - state->last_time < progress_interval_) return;
+  state->sent_any = true;
+  state->last_sent = remaining;
+  state->last_time = now;
+  state->emit(ProgressResponse(remaining), false);
+}
+
+void ControlHandler::flush(Emit emit) {
+  auto state = std::make_shared<FlushState>();
+  state->emit = std::move(emit);
+  EventLoop* loop = &loop_;
+  std::weak_ptr<char> alive = alive_;
+  auto progress = [this, loop, alive, state](uint64_t remaining) {
+    loop->post([this, alive, state, remaining] {
+      if (!alive.expired()) flush_progress(state, remaining);
+    });
+  };
+  target_.clean_all(progress, on_loop([this, state](Status status) {
+    state->finished = true;
+    if (!status.ok()) return state->emit(ErrorResponse(status), true);
+    ControlJson response = OkResponse();
+    response["dirty_lines"] = target_.counters().lines_dirty;
+    state->emit(response, true);
+  }));
+}
+
+void ControlHandler::stop(Emit emit) {
+  target_.stop(on_loop([emit](Status status) {
+    emit(status.ok() ? OkResponse() : ErrorResponse(status), true);
+  }));
+}
+
+}  // namespace tiercache

@@ -1,0 +1,36 @@
+// JSON encoding of control-protocol responses (docs/cli.md, "Control protocol"): the fixed field
+// names of status, stats, progress and error objects. Stateless free functions; thread-safe.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cachelib/common/status.h"
+#include "cachelib/engine/cache.h"
+#include "daemon/control/control_target.h"
+
+namespace tiercache {
+
+// Objects keep their fields in insertion order, so replies read in a stable, documented order.
+using ControlJson = nlohmann::ordered_json;
+
+// {"ok":true}
+ControlJson OkResponse();
+// {"ok":false,"error":"<message>","code":"<Status::CodeName>"}
+ControlJson ErrorResponse(const Status& status);
+// {"progress":{"dirty_lines":N}}
+ControlJson ProgressResponse(uint64_t remaining_dirty_lines);
+// Every CacheCounters field under its own name ("read_hits", ...), in declaration order.
+ControlJson CountersToJson(const CacheCounters& counters);
+// The status object: ControlStatus fields plus the current mode and the occupancy counters.
+ControlJson StatusToJson(const ControlStatus& status, CacheMode mode,
+                            const CacheCounters& counters);
+// "0123abcd-...": the 8-4-4-4-12 hex form.
+std::string FormatUuid(const std::array<uint8_t, 16>& uuid);
+// One protocol line: compact JSON plus '\n'. Invalid UTF-8 in strings is replaced, never thrown.
+std::string ToLine(const ControlJson& value);
+
+}  // namespace tiercache

@@ -1,0 +1,51 @@
+#include "daemon/control/control_paths.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+
+namespace tiercache {
+
+std::string RunDirectory() {
+  const char* env = std::getenv(std::string(kRunDirectoryEnv).c_str());
+  if (env != nullptr && env[0] != '\0') return env;
+  return std::string(kDefaultRunDirectory);
+}
+
+std::string CacheName(std::string_view cache_path) {
+  while (cache_path.size() > 1 && cache_path.back() == '/') cache_path.remove_suffix(1);
+  size_t slash = cache_path.rfind('/');
+  if (slash == std::string_view::npos) return std::string(cache_path);
+  return std::string(cache_path.substr(slash + 1));
+}
+
+std::string DefaultControlPath(std::string_view cache_path) {
+  return RunDirectory() + "/" + CacheName(cache_path) + ".ctl";
+}
+
+std::string DefaultExportPath(std::string_view cache_path) {
+  return RunDirectory() + "/" + CacheName(cache_path) + ".sock";
+}
+
+std::vector<std::string> ListControlSockets() {
+  std::vector<std::string> out;
+  std::error_code ec;
+  std::filesystem::directory_iterator it(RunDirectory(), ec);
+  if (ec) return out;
+  for (const auto& entry : it) {
+    if (entry.path().extension() == ".ctl") out.push_back(entry.path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Status EnsureRunDirectory() {
+  std::string dir = RunDirectory();
+  if (mkdir(dir.c_str(), 0700) == 0 || errno == EEXIST) return Status::Ok();
+  return Status::FromErrno(errno, "mkdir " + dir);
+}
+
+}  // namespace tiercache

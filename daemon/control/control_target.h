@@ -1,0 +1,54 @@
+// ControlTarget: what the control socket (ControlServer) drives. tiercached implements it over a
+// Cache; tests use FakeControlTarget. The server calls every method on its own loop thread.
+// Callbacks (done, progress) may be invoked from any thread and even inline; the server posts them
+// back onto its loop. They must not be invoked after the server's loop has been destroyed.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "cachelib/common/status.h"
+#include "cachelib/engine/cache.h"
+#include "cachelib/metadata/metadata_store.h"
+
+namespace tiercache {
+
+// Static facts about the running cache, reported by `tiercache status`.
+struct ControlStatus {
+  std::string state = "running";  // "running", or "stopping" once stop() was called
+  int64_t pid = 0;                // the daemon's process id
+  uint64_t uptime_seconds = 0;
+  std::string cache_path;         // the SSD as given on the command line
+  std::string core_path;          // the HDD as given on the command line
+  std::string export_path;        // the NBD Unix socket; empty when not exported
+  uint64_t cache_size = 0;        // bytes of the SSD device
+  uint64_t core_size = 0;         // bytes of the HDD device = size of the exported device
+  SuperblockInfo superblock;      // as loaded at open (uuid, line size, line count, ...)
+};
+
+class ControlTarget {
+ public:
+  using DoneCallback = std::function<void(Status)>;
+  // Dirty lines still to be written to the core.
+  using ProgressCallback = std::function<void(uint64_t remaining_dirty_lines)>;
+
+  virtual ~ControlTarget() = default;
+
+  // Cheap, non-blocking snapshots.
+  virtual ControlStatus status() const = 0;
+  virtual CacheCounters counters() const = 0;
+  virtual CacheMode mode() const = 0;
+
+  // Switches the cache mode (Cache::set_mode). done runs exactly once.
+  virtual void set_mode(CacheMode mode, bool drain, DoneCallback done) = 0;
+  // Writes all dirty data to the core (Cache::clean_all). progress may run any number of times
+  // before done; done runs exactly once.
+  virtual void clean_all(ProgressCallback progress, DoneCallback done) = 0;
+  // Stops the daemon: closes the cache cleanly, then calls done with the outcome. done queues
+  // the reply on the server's loop; destroy the ControlServer afterwards from a task posted to
+  // that loop (e.g. LoopThread::run_sync), so the reply is written first.
+  virtual void stop(DoneCallback done) = 0;
+};
+
+}  // namespace tiercache

@@ -1,0 +1,78 @@
+// FakeControlTarget: a scriptable ControlTarget for tests of the control server and the CLI.
+// The test sets the snapshots and decides how asynchronous calls complete: inline (inside the
+// call), on another thread, or held until the test releases them. Records every call. Thread-safe.
+#pragma once
+
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "daemon/control/control_target.h"
+
+namespace tiercache::testing {
+
+class FakeControlTarget final : public ControlTarget {
+ public:
+  enum class Completion {
+    kInline,       // callbacks run inside set_mode / clean_all / stop
+    kOtherThread,  // callbacks run on a separate thread
+    kHeld,         // callbacks wait for send_progress() / release()
+  };
+
+  FakeControlTarget();
+  ~FakeControlTarget() override;
+
+  // Scripting.
+  void set_status(const ControlStatus& status);
+  void set_counters(const CacheCounters& counters);
+  void set_current_mode(CacheMode mode);
+  void set_completion(Completion completion);
+  // The outcome of the next asynchronous calls (default OK).
+  void set_result(Status status);
+  // Progress values clean_all reports before done (kInline / kOtherThread).
+  void set_flush_progress(std::vector<uint64_t> remaining);
+  // kHeld: reports progress for the held clean_all; then completes the held call.
+  void send_progress(uint64_t remaining);
+  void release(Status status);
+  bool has_held() const;
+  // Blocks until a call is held (kHeld).
+  void wait_held();
+
+  // Observations.
+  std::vector<std::pair<CacheMode, bool>> mode_calls() const;
+  int clean_calls() const;
+  int stop_calls() const;
+
+  ControlStatus status() const override;
+  CacheCounters counters() const override;
+  CacheMode mode() const override;
+  void set_mode(CacheMode mode, bool drain, DoneCallback done) override;
+  void clean_all(ProgressCallback progress, DoneCallback done) override;
+  void stop(DoneCallback done) override;
+
+ private:
+  // Runs progress values (if any) then done, as the completion setting says.
+  void complete(ProgressCallback progress, std::vector<uint64_t> values, DoneCallback done,
+                std::function<void()> on_success);
+
+  mutable std::mutex mu_;
+  std::condition_variable held_cv_;
+  ControlStatus status_;
+  CacheCounters counters_;
+  CacheMode mode_ = CacheMode::kWriteThrough;
+  Completion completion_ = Completion::kInline;
+  Status result_;
+  std::vector<uint64_t> flush_progress_;
+  ProgressCallback held_progress_;
+  DoneCallback held_done_;
+  std::function<void()> held_success_;
+  std::vector<std::pair<CacheMode, bool>> mode_calls_;
+  int clean_calls_ = 0;
+  int stop_calls_ = 0;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace tiercache::testing

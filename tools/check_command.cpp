@@ -1,0 +1,124 @@
+#include "tools/check_command.h"
+
+#include <unistd.h>
+
+#include "daemon/control/control_json.h"
+#include "daemon/control/control_paths.h"
+#include "daemon/control/unix_socket.h"
+#include "tools/exit_codes.h"
+#include "tools/size_parser.h"
+#include "tools/tool_devices.h"
+#include "tools/write_overlay_device.h"
+
+namespace tiercache {
+namespace {
+
+using StorePtr = std::unique_ptr<MetadataStore>;
+
+void PrintReport(const CheckReport& r, const std::string& cache, std::ostream& out) {
+  const SuperblockInfo& info = r.info;
+  const format::Layout& layout = r.superblock.sb.layout;
+  out << "cache:      " << cache << "\n"
+      << "superblock: version " << info.version << ", uuid " << FormatUuid(info.uuid)
+      << ", copy " << r.superblock.copy << " (sequence " << r.superblock.sb.sequence << ")\n"
+      << "core:       " << info.core.path << " (" << FormatSize(info.core.size) << ", "
+      << (r.core_from_superblock ? "as recorded; not opened" : "matches --core") << ")\n"
+      << "mode:       " << ModeName(info.mode) << "\n"
+      << "layout:     " << info.line_count << " lines of " << FormatSize(info.line_size)
+      << ", " << layout.page_count << " metadata pages, data at " << FormatSize(info.data_offset)
+      << "\n"
+      << "shutdown:   "
+      << (info.was_clean_shutdown ? "clean"
+                                  : "not clean (in use, or the last run crashed; only dirty "
+                                    "lines are kept at load)")
+      << "\n"
+      << "lines:      " << r.records.lines_used << " used, " << r.records.lines_dirty
+      << " dirty (" << r.records.dirty_sectors << " dirty sectors, "
+      << FormatSize(r.records.dirty_sectors * kSectorSize) << ")\n";
+  for (const std::string& p : r.records.problems) out << "problem:    " << p << "\n";
+  if (r.records.problem_count > r.records.problems.size()) {
+    out << "problem:    ... and " << (r.records.problem_count - r.records.problems.size())
+        << " more\n";
+  }
+  out << "result:     " << (r.records.problem_count == 0 ? "OK" : "CORRUPT") << "\n";
+}
+
+ControlJson ReportJson(const CheckReport& r, const std::string& cache) {
+  ControlJson j = ControlJson::object();
+  j["ok"] = r.records.problem_count == 0;
+  if (r.records.problem_count != 0) {
+    j["error"] = std::to_string(r.records.problem_count) + " inconsistent line records";
+    j["code"] = "Corruption";
+  }
+  j["cache"] = cache;
+  j["uuid"] = FormatUuid(r.info.uuid);
+  j["format_version"] = r.info.version;
+  j["core"] = r.info.core.path;
+  j["core_size"] = r.info.core.size;
+  j["mode"] = std::string(ModeName(r.info.mode));
+  j["line_size"] = r.info.line_size;
+  j["line_count"] = r.info.line_count;
+  j["clean_shutdown"] = r.info.was_clean_shutdown;
+  j["lines_used"] = r.records.lines_used;
+  j["lines_dirty"] = r.records.lines_dirty;
+  j["dirty_sectors"] = r.records.dirty_sectors;
+  j["problems"] = r.records.problems;
+  return j;
+}
+
+void WarnIfServed(const CliOptions& o, CommandIo& io) {
+  std::string ctl = o.control.empty() ? DefaultControlPath(o.cache) : o.control;
+  Result<int> fd = ConnectUnix(ctl);
+  if (!fd.ok()) return;
+  ::close(*fd);
+  io.err << "tiercache check: warning: tiercached is running on this cache (" << ctl
+         << "); the SSD may not hold its latest metadata yet\n";
+}
+
+}  // namespace
+
+Result<CheckReport> InspectCache(AsyncRunner& runner, Device& ssd,
+                                 const std::optional<CoreIdentity>& core) {
+  Result<LoadedSuperblock> sb = ReadSuperblock(runner, ssd);
+  if (!sb.ok()) return sb.status();
+  CheckReport report{*sb, {}, !core.has_value(), {}};
+  CoreIdentity identity = core ? *core : sb->sb.core;
+  WriteOverlayDevice overlay(ssd);
+  Result<StorePtr> store =
+      runner.run_result<StorePtr>([&](std::function<void(Result<StorePtr>)> done) {
+        MetadataStore::Open(overlay, identity, std::move(done));
+      });
+  if (!store.ok()) return store.status();
+  report.info = (*store)->info();
+  report.records = CheckRecords(**store);
+  return report;
+}
+
+int RunCheck(const CliOptions& o, CommandIo& io) {
+  auto fail = [&io](const Status& s) {
+    return ReportFailure(io, "check", std::string(Status::CodeName(s.code())), s.message(),
+                         kExitFailed);
+  };
+  std::optional<CoreIdentity> core;
+  if (!o.core.empty()) {
+    Result<CoreIdentity> id = IdentifyCore(o.core);
+    if (!id.ok()) return fail(id.status());
+    core = *id;
+  }
+  WarnIfServed(o, io);
+  Result<std::unique_ptr<AsyncRunner>> runner = AsyncRunner::Start();
+  if (!runner.ok()) return fail(runner.status());
+  // Declared after the runner: the device is destroyed first, while its loop still runs.
+  Result<std::unique_ptr<FileDevice>> ssd = OpenToolDevice(o.cache, /*read_only=*/true);
+  if (!ssd.ok()) return fail(ssd.status());
+  Result<CheckReport> report = InspectCache(**runner, **ssd, core);
+  if (!report.ok()) return fail(report.status());
+  if (io.json) {
+    PrintJsonLine(io, ReportJson(*report, o.cache));
+  } else {
+    PrintReport(*report, o.cache, io.out);
+  }
+  return report->records.problem_count == 0 ? kExitOk : kExitFailed;
+}
+
+}  // namespace tiercache

@@ -1,0 +1,138 @@
+#include "tools/cli_options.h"
+
+#include <CLI/CLI.hpp>
+
+#include <ostream>
+
+#include "tools/exit_codes.h"
+#include "tools/size_parser.h"
+
+namespace tiercache {
+namespace {
+
+constexpr const char* kFooter =
+    "Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 cannot connect to tiercached.\n"
+    "See tiercache(1) and docs/cli.md.";
+
+// Strings as typed; validated after CLI11 is done.
+struct RawOptions {
+  std::string line_size = "64K";
+  std::string create_mode = "wt";
+  std::string new_mode;
+};
+
+const std::vector<std::string> kModes = {"wt", "wb", "wa", "pt"};
+
+void AddCommonOptions(CLI::App* verb, CliOptions* o) {
+  verb->add_option("--control", o->control,
+                   "Control socket of tiercached (default: <run dir>/<cache name>.ctl, or the "
+                   "only socket in the run directory)");
+  verb->add_flag("--json", o->json, "Print JSON lines for scripts instead of text");
+}
+
+void AddControlVerb(CLI::App& app, const char* name, const char* help, CliOptions* o) {
+  CLI::App* verb = app.add_subcommand(name, help);
+  AddCommonOptions(verb, o);
+  verb->add_option("--cache", o->cache, "Cache SSD of the daemon to talk to (selects --control)");
+}
+
+void AddCreate(CLI::App& app, CliOptions* o, RawOptions* raw) {
+  CLI::App* create = app.add_subcommand("create", "Format an SSD as the cache of an HDD");
+  AddCommonOptions(create, o);
+  create->add_option("--cache", o->cache, "Cache device (SSD) to format")->required();
+  create->add_option("--core", o->core, "Core device (HDD) the cache will sit in front of")
+      ->required();
+  create->add_option("--line-size", raw->line_size,
+                     "Cache line size, a power of two from 4K to 1M (default 64K)");
+  create->add_option("--mode", raw->create_mode, "Initial cache mode (default wt)")
+      ->check(CLI::IsMember(kModes));
+  create->add_flag("--force", o->force, "Overwrite an existing tiercache or other data");
+}
+
+void AddCheck(CLI::App& app, CliOptions* o) {
+  CLI::App* check = app.add_subcommand("check", "Verify the on-SSD metadata without changing it");
+  AddCommonOptions(check, o);
+  check->add_option("--cache", o->cache, "Cache device (SSD) to check")->required();
+  check->add_option("--core", o->core,
+                    "Core device (HDD); default: the core recorded in the superblock");
+}
+
+void AddMode(CLI::App& app, CliOptions* o, RawOptions* raw) {
+  CLI::App* mode = app.add_subcommand("mode", "Show or switch the cache mode");
+  AddCommonOptions(mode, o);
+  mode->add_option("--cache", o->cache, "Cache SSD of the daemon to talk to (selects --control)");
+  mode->add_option("mode", raw->new_mode, "New mode: wt, wb, wa or pt (omit to show)")
+      ->check(CLI::IsMember(kModes));
+  mode->add_flag("--drain", o->drain, "When leaving wb, write all dirty data to the core first");
+}
+
+void AddBench(CLI::App& app) {
+  CLI::App* bench = app.add_subcommand("bench", "Run tiercache-bench with the given arguments");
+  bench->prefix_command();
+  bench->set_help_flag();  // `tiercache bench --help` is tiercache-bench's help
+}
+
+// Checks what CLI11 cannot; prints the problem and returns false on a usage error.
+bool Finish(Verb verb, const RawOptions& raw, CliOptions* o, std::ostream& err) {
+  if (verb == Verb::kCreate) {
+    Result<uint64_t> size = ParseSize(raw.line_size);
+    FormatOptions format;
+    Status status = size.status();
+    if (size.ok() && *size > UINT32_MAX) {
+      status = Status::InvalidArgument(std::to_string(*size) + " bytes is too large");
+    } else if (size.ok()) {
+      format.line_size = uint32_t(*size);
+      status = format.validate();
+    }
+    if (!status.ok()) {
+      err << "tiercache create: --line-size: " << status.message() << "\n";
+      return false;
+    }
+    o->line_size = format.line_size;
+    o->create_mode = ParseMode(raw.create_mode).value();
+  }
+  if (verb == Verb::kMode && !raw.new_mode.empty()) o->new_mode = ParseMode(raw.new_mode).value();
+  if (verb == Verb::kMode && o->drain && !o->new_mode) {
+    err << "tiercache mode: --drain needs a mode (wt, wb, wa or pt)\n";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+ParsedCommandLine ParseCommandLine(int argc, const char* const* argv, std::ostream& out,
+                                   std::ostream& err) {
+  CLI::App app("tiercache: manage SSD caches in front of HDDs (see tiercached(8))", "tiercache");
+  app.footer(kFooter);
+  app.require_subcommand(1);
+  CliOptions o;
+  RawOptions raw;
+  AddCreate(app, &o, &raw);
+  AddControlVerb(app, "status", "Show the running cache: devices, mode, occupancy", &o);
+  AddControlVerb(app, "stats", "Show the cache counters", &o);
+  AddMode(app, &o, &raw);
+  AddControlVerb(app, "flush", "Write all dirty data to the core, showing progress", &o);
+  AddControlVerb(app, "stop", "Stop tiercached after closing the cache cleanly", &o);
+  AddCheck(app, &o);
+  AddControlVerb(app, "detach", "Flush, then stop: leaves the core complete on its own", &o);
+  AddBench(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e, out, err);
+    return ParsedCommandLine{std::nullopt, code == 0 ? kExitOk : kExitUsage};
+  }
+  static const std::pair<const char*, Verb> kVerbs[] = {
+      {"create", Verb::kCreate}, {"status", Verb::kStatus}, {"stats", Verb::kStats},
+      {"mode", Verb::kMode},     {"flush", Verb::kFlush},   {"stop", Verb::kStop},
+      {"check", Verb::kCheck},   {"detach", Verb::kDetach}, {"bench", Verb::kBench}};
+  for (const auto& [name, verb] : kVerbs) {
+    if (app.got_subcommand(name)) o.verb = verb;
+  }
+  if (o.verb == Verb::kBench) o.bench_args = app.get_subcommand("bench")->remaining();
+  if (!Finish(o.verb, raw, &o, err)) return ParsedCommandLine{std::nullopt, kExitUsage};
+  return ParsedCommandLine{std::move(o), kExitOk};
+}
+
+}  // namespace tiercache

@@ -1,0 +1,41 @@
+// CliOptions: the parsed and validated `tiercache` command line (one verb and its options).
+// ParseCommandLine wraps CLI11: it prints help or usage errors itself and says how to exit.
+// Value types and a stateless function; thread-compatible.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cachelib/metadata/metadata_store.h"
+
+namespace tiercache {
+
+enum class Verb { kCreate, kStatus, kStats, kMode, kFlush, kStop, kCheck, kDetach, kBench };
+
+struct CliOptions {
+  Verb verb = Verb::kStatus;
+  std::string control;  // --control PATH; empty: derived (see ResolveControlPath)
+  std::string cache;    // --cache SSD (create, check; the other verbs use it to derive --control)
+  std::string core;     // --core HDD (create; optional for check)
+  uint32_t line_size = 64 * 1024;  // create --line-size, validated by FormatOptions
+  CacheMode create_mode = CacheMode::kWriteThrough;  // create --mode
+  std::optional<CacheMode> new_mode;  // mode verb; absent: report the current mode
+  bool force = false;   // create --force
+  bool drain = false;   // mode --drain
+  bool json = false;    // --json
+  std::vector<std::string> bench_args;  // bench: passed through unchanged
+};
+
+struct ParsedCommandLine {
+  std::optional<CliOptions> options;  // set when the verb should run
+  int exit_code = 0;                  // otherwise: exit with this (0 after --help, 2 on errors)
+};
+
+// Parses argv (argv[0] is the program name). Help goes to `out`, errors to `err`.
+ParsedCommandLine ParseCommandLine(int argc, const char* const* argv, std::ostream& out,
+                                   std::ostream& err);
+
+}  // namespace tiercache

@@ -1,0 +1,197 @@
+#include "tools/control_commands.h"
+
+#include <memory>
+
+#include "tools/control_client.h"
+#include "tools/control_locator.h"
+#include "tools/exit_codes.h"
+#include "tools/reply_printer.h"
+
+namespace tiercache {
+namespace {
+
+// One verb's connection: resolves the path, connects, and turns failures into exit codes.
+class Session {
+ public:
+  Session(const CliOptions& options, CommandIo& io, const char* verb)
+      : io_(io), verb_(verb) {
+    Result<std::string> path = ResolveControlPath(options);
+    if (!path.ok()) {
+      bool usage = path.status().code() == Status::Code::kInvalidArgument;
+      exit_ = ReportFailure(io_, verb_, usage ? "InvalidArgument" : "NoDaemon",
+                            path.status().message(), usage ? kExitUsage : kExitNoDaemon);
+      return;
+    }
+    Result<std::unique_ptr<ControlClient>> client = ControlClient::Connect(*path);
+    if (!client.ok()) {
+      exit_ = ReportFailure(io_, verb_, "NoDaemon", DescribeConnectFailure(*path, client.status()),
+                            kExitNoDaemon);
+      return;
+    }
+    client_ = std::move(client).value();
+  }
+
+  bool connected() const { return client_ != nullptr; }
+  int exit_code() const { return exit_; }
+
+  // Sends `request`; returns true with *reply set when the daemon answered "ok":true. Otherwise
+  // reports the failure and sets exit_code(). --json prints progress lines and the reply.
+  bool call(const ControlJson& request, ControlJson* reply,
+            const ControlClient::ProgressCallback& on_progress = {}) {
+    auto progress = [&](const ControlJson& line) {
+      if (io_.json) PrintJsonLine(io_, line);
+      if (on_progress) on_progress(line);
+    };
+    Result<ControlJson> result = client_->call(request, progress);
+    if (!result.ok()) {
+      exit_ = ReportFailure(io_, verb_, std::string(Status::CodeName(result.status().code())),
+                            result.status().message(), kExitFailed);
+      return false;
+    }
+    *reply = std::move(result).value();
+    if (reply->value("ok", false)) {
+      if (io_.json) PrintJsonLine(io_, *reply);
+      return true;
+    }
+    std::string error = JsonString(*reply, "error", "failed");
+    std::string code = JsonString(*reply, "code", "IoError");
+    if (io_.json) PrintJsonLine(io_, *reply);
+    io_.err << "tiercache " << verb_ << ": " << error << " (" << code << ")\n";
+    exit_ = kExitFailed;
+    return false;
+  }
+
+ private:
+  CommandIo& io_;
+  const char* verb_;
+  std::unique_ptr<ControlClient> client_;
+  int exit_ = kExitOk;
+};
+
+ControlJson Request(const char* cmd) {
+  ControlJson request = ControlJson::object();
+  request["cmd"] = cmd;
+  return request;
+}
+
+// Prints flush progress for humans; ends the redrawn line before anything else is printed.
+class ProgressPrinter {
+ public:
+  explicit ProgressPrinter(CommandIo& io) : io_(io) {}
+  ~ProgressPrinter() { finish(); }
+  void operator()(const ControlJson& line) {
+    if (io_.json) return;
+    uint64_t remaining = JsonU64(line.value("progress", ControlJson::object()), "dirty_lines");
+    std::string text = "flushing: " + std::to_string(remaining) + " dirty lines left";
+    if (io_.progress_tty) {
+      io_.out << "\r" << text << "   " << std::flush;
+      open_ = true;
+    } else {
+      io_.out << text << "\n" << std::flush;
+    }
+  }
+  void finish() {
+    if (open_) io_.out << "\n";
+    open_ = false;
+  }
+
+ private:
+  CommandIo& io_;
+  bool open_ = false;
+};
+
+// Runs one flush; *dirty_after is the daemon's dirty line count when it finished.
+bool Flush(Session& session, CommandIo& io, uint64_t* dirty_after) {
+  ProgressPrinter printer(io);
+  ControlJson reply;
+  bool ok = session.call(Request("flush"), &reply, [&](const ControlJson& l) { printer(l); });
+  printer.finish();
+  if (ok) *dirty_after = JsonU64(reply, "dirty_lines");
+  return ok;
+}
+
+}  // namespace
+
+int RunStatus(const CliOptions& options, CommandIo& io) {
+  Session session(options, io, "status");
+  ControlJson reply;
+  if (!session.connected() || !session.call(Request("status"), &reply)) {
+    return session.exit_code();
+  }
+  if (!io.json) PrintStatus(reply.value("status", ControlJson::object()), io.out);
+  return kExitOk;
+}
+
+int RunStats(const CliOptions& options, CommandIo& io) {
+  Session session(options, io, "stats");
+  ControlJson reply;
+  if (!session.connected() || !session.call(Request("stats"), &reply)) {
+    return session.exit_code();
+  }
+  if (!io.json) PrintStats(reply.value("stats", ControlJson::object()), io.out);
+  return kExitOk;
+}
+
+int RunMode(const CliOptions& options, CommandIo& io) {
+  Session session(options, io, "mode");
+  ControlJson request = Request("mode");
+  if (options.new_mode) {
+    request["mode"] = std::string(ModeName(*options.new_mode));
+    if (options.drain) request["drain"] = true;
+  }
+  ControlJson reply;
+  if (!session.connected() || !session.call(request, &reply)) return session.exit_code();
+  if (io.json) return kExitOk;
+  if (!options.new_mode) {
+    io.out << "mode: " << JsonString(reply, "mode") << "\n";
+  } else {
+    io.out << "mode: " << JsonString(reply, "previous_mode") << " -> "
+           << JsonString(reply, "mode") << (options.drain ? " (drained)" : "") << "\n";
+  }
+  return kExitOk;
+}
+
+int RunFlush(const CliOptions& options, CommandIo& io) {
+  Session session(options, io, "flush");
+  uint64_t dirty = 0;
+  if (!session.connected() || !Flush(session, io, &dirty)) return session.exit_code();
+  if (io.json) return kExitOk;
+  if (dirty == 0) {
+    io.out << "flush complete: no dirty lines left\n";
+  } else {
+    io.out << "flush complete; " << dirty << " lines were dirtied again by writes meanwhile\n";
+  }
+  return kExitOk;
+}
+
+int RunStop(const CliOptions& options, CommandIo& io) {
+  Session session(options, io, "stop");
+  ControlJson reply;
+  if (!session.connected() || !session.call(Request("stop"), &reply)) return session.exit_code();
+  if (!io.json) io.out << "tiercached stopped; the cache was closed cleanly\n";
+  return kExitOk;
+}
+
+int RunDetach(const CliOptions& options, CommandIo& io) {
+  Session session(options, io, "detach");
+  if (!session.connected()) return session.exit_code();
+  uint64_t dirty = 0;
+  for (int round = 0; round < kDetachFlushRounds; ++round) {
+    if (!Flush(session, io, &dirty)) return session.exit_code();
+    if (dirty == 0) break;
+  }
+  if (dirty != 0) {
+    return ReportFailure(io, "detach", "Busy",
+                         std::to_string(dirty) + " lines are still dirty after " +
+                             std::to_string(kDetachFlushRounds) +
+                             " flushes (writes keep coming); run `tiercache mode wt --drain` "
+                             "first. tiercached was not stopped",
+                         kExitFailed);
+  }
+  ControlJson reply;
+  if (!session.call(Request("stop"), &reply)) return session.exit_code();
+  if (!io.json) io.out << "detached: all dirty data is on the core and tiercached stopped\n";
+  return kExitOk;
+}
+
+}  // namespace tiercache

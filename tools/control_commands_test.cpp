@@ -1,0 +1,322 @@
+#include "tools/control_commands.h"
+
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <sstream>
+#include <thread>
+
+#include "cachelib/common/epoll_event_loop.h"
+#include "daemon/control/control_server.h"
+#include "daemon/control/testing/fake_control_target.h"
+#include "daemon/control/unix_socket.h"
+#include "tools/control_client.h"
+#include "tools/exit_codes.h"
+
+namespace tiercache {
+namespace {
+
+using testing::FakeControlTarget;
+
+class ControlCommandsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/tc-cli-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    options_.control = dir_ + "/cache.ctl";
+    auto thread = LoopThread::Start("cli-test");
+    ASSERT_TRUE(thread.ok());
+    thread_ = std::move(thread).value();
+  }
+  void TearDown() override {
+    stop_server();
+    thread_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+  void start_server() {
+    ControlServerOptions server_options;
+    server_options.path = options_.control;
+    server_options.progress_interval = Nanos(0);
+    thread_->run_sync([&] {
+      auto server = ControlServer::Start(thread_->loop(), target_, server_options);
+      ASSERT_TRUE(server.ok()) << server.status().ToString();
+      server_ = std::move(server).value();
+    });
+  }
+  void stop_server() {
+    if (thread_) thread_->run_sync([&] { server_.reset(); });
+  }
+  // Runs a verb; its stdout and stderr end up in out_ and err_.
+  int run(int (*verb)(const CliOptions&, CommandIo&), bool json = false, bool tty = false) {
+    out_.str("");
+    err_.str("");
+    options_.json = json;
+    CommandIo io{out_, err_, json, tty};
+    return verb(options_, io);
+  }
+
+  std::string dir_;
+  CliOptions options_;
+  FakeControlTarget target_;
+  std::unique_ptr<LoopThread> thread_;
+  std::unique_ptr<ControlServer> server_;
+  std::ostringstream out_, err_;
+};
+
+ControlStatus SampleStatus() {
+  ControlStatus s;
+  s.pid = 4242;
+  s.uptime_seconds = 17;
+  s.cache_path = "/dev/nvme0n1p2";
+  s.core_path = "/dev/sdb";
+  s.export_path = "/run/tiercache/nvme0n1p2.sock";
+  s.cache_size = 1ull << 30;
+  s.core_size = 4ull << 40;
+  for (uint8_t i = 0; i < 16; ++i) s.superblock.uuid[i] = uint8_t(0xa0 + i);
+  s.superblock.version = 1;
+  s.superblock.line_size = 65536;
+  s.superblock.line_count = 16000;
+  s.superblock.was_clean_shutdown = true;
+  return s;
+}
+
+TEST_F(ControlCommandsTest, StatusForHumans) {
+  target_.set_status(SampleStatus());
+  target_.set_current_mode(CacheMode::kWriteBack);
+  CacheCounters c;
+  c.lines_used = 4000;
+  c.lines_dirty = 16;
+  target_.set_counters(c);
+  start_server();
+  EXPECT_EQ(run(RunStatus), kExitOk) << err_.str();
+  EXPECT_EQ(out_.str(),
+            "state:      running (pid 4242, up 17 s)\n"
+            "cache:      /dev/nvme0n1p2 (1 GiB)\n"
+            "core:       /dev/sdb (4 TiB)\n"
+            "export:     /run/tiercache/nvme0n1p2.sock\n"
+            "mode:       wb\n"
+            "line size:  64 KiB\n"
+            "lines:      16000 total, 4000 used (25.0%), 16 dirty (0.1%)\n"
+            "uuid:       a0a1a2a3-a4a5-a6a7-a8a9-aaabacadaeaf\n"
+            "format:     version 1, previous shutdown clean\n");
+  EXPECT_EQ(err_.str(), "");
+}
+
+TEST_F(ControlCommandsTest, StatusAsJsonIsTheDaemonReply) {
+  ControlStatus s = SampleStatus();
+  s.export_path = "";
+  target_.set_status(s);
+  start_server();
+  EXPECT_EQ(run(RunStatus, /*json=*/true), kExitOk);
+  EXPECT_EQ(out_.str(),
+            R"({"ok":true,"status":{"state":"running","pid":4242,"uptime_seconds":17,)"
+            R"("cache":"/dev/nvme0n1p2","core":"/dev/sdb","export":"","mode":"wt",)"
+            R"("cache_size":1073741824,"core_size":4398046511104,)"
+            R"("uuid":"a0a1a2a3-a4a5-a6a7-a8a9-aaabacadaeaf","format_version":1,)"
+            R"("line_size":65536,"line_count":16000,"lines_used":0,"lines_dirty":0,)"
+            R"("clean_shutdown_at_open":true}})"
+            "\n");
+}
+
+TEST_F(ControlCommandsTest, StatsForHumans) {
+  CacheCounters c;
+  c.read_hits = 750;
+  c.read_partial_hits = 50;
+  c.read_misses = 200;
+  c.write_hits = 10;
+  c.write_misses = 30;
+  c.read_bypasses = 5;
+  c.write_bypasses = 6;
+  c.bytes_read_ssd = 3ull << 20;
+  c.bytes_written_ssd = 1536 * 1024;
+  c.bytes_read_core = 4096;
+  c.bytes_written_core = 0;
+  c.lines_total = 16000;
+  c.lines_used = 900;
+  c.lines_dirty = 12;
+  c.dirty_sectors = 40;
+  c.evictions = 7;
+  c.cleaner_writes = 8;
+  c.cleaned_lines = 9;
+  c.errors = 1;
+  c.flushes = 2;
+  c.discards = 3;
+  c.write_zeroes = 4;
+  target_.set_counters(c);
+  start_server();
+  EXPECT_EQ(run(RunStats), kExitOk) << err_.str();
+  EXPECT_EQ(out_.str(),
+            "reads:      750 hits, 50 partial hits, 200 misses (hit ratio 75.0%)\n"
+            "writes:     10 hits, 30 misses (hit ratio 25.0%)\n"
+            "bypassed:   5 reads, 6 writes\n"
+            "ssd:        3 MiB read, 1.5 MiB written\n"
+            "core:       4 KiB read, 0 B written\n"
+            "lines:      16000 total, 900 used, 12 dirty (40 dirty sectors)\n"
+            "cleaning:   7 evictions, 8 cleaner writes, 9 lines cleaned\n"
+            "requests:   2 flushes, 3 discards, 4 write-zeroes\n"
+            "errors:     1\n");
+}
+
+TEST_F(ControlCommandsTest, StatsWithoutTrafficShowsDashes) {
+  start_server();
+  EXPECT_EQ(run(RunStats), kExitOk);
+  EXPECT_NE(out_.str().find("0 misses (hit ratio -)"), std::string::npos) << out_.str();
+}
+
+TEST_F(ControlCommandsTest, ModeQuerySwitchAndDrain) {
+  start_server();
+  EXPECT_EQ(run(RunMode), kExitOk);
+  EXPECT_EQ(out_.str(), "mode: wt\n");
+  options_.new_mode = CacheMode::kWriteBack;
+  EXPECT_EQ(run(RunMode), kExitOk);
+  EXPECT_EQ(out_.str(), "mode: wt -> wb\n");
+  options_.new_mode = CacheMode::kWriteThrough;
+  options_.drain = true;
+  EXPECT_EQ(run(RunMode, /*json=*/true), kExitOk);
+  EXPECT_EQ(out_.str(), "{\"ok\":true,\"mode\":\"wt\",\"previous_mode\":\"wb\"}\n");
+  auto calls = target_.mode_calls();
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[1], std::make_pair(CacheMode::kWriteThrough, true));
+}
+
+TEST_F(ControlCommandsTest, DaemonErrorsExitOne) {
+  target_.set_result(Status::Busy("a flush is running"));
+  start_server();
+  options_.new_mode = CacheMode::kPassThrough;
+  EXPECT_EQ(run(RunMode), kExitFailed);
+  EXPECT_EQ(out_.str(), "");
+  EXPECT_EQ(err_.str(), "tiercache mode: a flush is running (Busy)\n");
+  EXPECT_EQ(run(RunMode, /*json=*/true), kExitFailed);
+  EXPECT_EQ(out_.str(), "{\"ok\":false,\"error\":\"a flush is running\",\"code\":\"Busy\"}\n");
+}
+
+TEST_F(ControlCommandsTest, FlushPrintsProgressLines) {
+  target_.set_flush_progress({30, 20, 10, 0});
+  start_server();
+  EXPECT_EQ(run(RunFlush), kExitOk) << err_.str();
+  EXPECT_EQ(out_.str(),
+            "flushing: 30 dirty lines left\n"
+            "flushing: 20 dirty lines left\n"
+            "flushing: 10 dirty lines left\n"
+            "flushing: 0 dirty lines left\n"
+            "flush complete: no dirty lines left\n");
+  EXPECT_EQ(target_.clean_calls(), 1);
+}
+
+TEST_F(ControlCommandsTest, FlushOnATerminalRedrawsOneLine) {
+  target_.set_flush_progress({2, 1});
+  CacheCounters c;
+  c.lines_dirty = 5;  // dirtied again while flushing
+  target_.set_counters(c);
+  start_server();
+  EXPECT_EQ(run(RunFlush, /*json=*/false, /*tty=*/true), kExitOk);
+  EXPECT_EQ(out_.str(),
+            "\rflushing: 2 dirty lines left   \rflushing: 1 dirty lines left   \n"
+            "flush complete; 5 lines were dirtied again by writes meanwhile\n");
+}
+
+TEST_F(ControlCommandsTest, FlushAsJsonStreamsEveryLine) {
+  target_.set_flush_progress({2});
+  start_server();
+  EXPECT_EQ(run(RunFlush, /*json=*/true), kExitOk);
+  EXPECT_EQ(out_.str(),
+            "{\"progress\":{\"dirty_lines\":2}}\n"
+            "{\"ok\":true,\"dirty_lines\":0}\n");
+}
+
+TEST_F(ControlCommandsTest, StopAndDetach) {
+  start_server();
+  EXPECT_EQ(run(RunStop), kExitOk);
+  EXPECT_EQ(out_.str(), "tiercached stopped; the cache was closed cleanly\n");
+  EXPECT_EQ(target_.stop_calls(), 1);
+  target_.set_flush_progress({1});
+  EXPECT_EQ(run(RunDetach), kExitOk) << err_.str();
+  EXPECT_EQ(out_.str(),
+            "flushing: 1 dirty lines left\n"
+            "detached: all dirty data is on the core and tiercached stopped\n");
+  EXPECT_EQ(target_.clean_calls(), 1);
+  EXPECT_EQ(target_.stop_calls(), 2);
+}
+
+TEST_F(ControlCommandsTest, DetachRefusesToStopWhileLinesStayDirty) {
+  CacheCounters c;
+  c.lines_dirty = 3;
+  target_.set_counters(c);
+  start_server();
+  EXPECT_EQ(run(RunDetach), kExitFailed);
+  EXPECT_EQ(target_.clean_calls(), kDetachFlushRounds);
+  EXPECT_EQ(target_.stop_calls(), 0);
+  EXPECT_EQ(err_.str(),
+            "tiercache detach: 3 lines are still dirty after 3 flushes (writes keep coming); run "
+            "`tiercache mode wt --drain` first. tiercached was not stopped\n");
+}
+
+TEST_F(ControlCommandsTest, NoDaemonExitsThreeAndNamesThePath) {
+  EXPECT_EQ(run(RunStatus), kExitNoDaemon);
+  std::string prefix = "tiercache status: cannot connect to tiercached at " + options_.control +
+                       ": no such socket; ";
+  EXPECT_EQ(err_.str().substr(0, prefix.size()), prefix) << err_.str();
+  EXPECT_EQ(out_.str(), "");
+  EXPECT_EQ(run(RunStats, /*json=*/true), kExitNoDaemon);
+  EXPECT_EQ(out_.str().substr(0, 60),
+            ("{\"ok\":false,\"error\":\"cannot connect to tiercached at " + options_.control)
+                .substr(0, 60));
+  EXPECT_NE(out_.str().find("\"code\":\"NoDaemon\"}\n"), std::string::npos) << out_.str();
+}
+
+TEST_F(ControlCommandsTest, DaemonGoneMidRequestExitsOne) {
+  target_.set_completion(FakeControlTarget::Completion::kHeld);
+  start_server();
+  std::thread killer([&] {
+    target_.wait_held();
+    stop_server();
+  });
+  EXPECT_EQ(run(RunFlush), kExitFailed);
+  killer.join();
+  EXPECT_EQ(err_.str(), "tiercache flush: tiercached closed the connection at " +
+                            options_.control + " before answering\n");
+  target_.release(Status::Ok());
+}
+
+// A server that answers every line with `reply`, to test the client against a broken daemon.
+std::string CallRawServer(const std::string& path, const std::string& reply) {
+  Result<ListeningSocket> listening = ListenUnix(path);
+  EXPECT_TRUE(listening.ok());
+  std::thread server([&] {
+    int fd = -1;
+    while (fd < 0) fd = accept(listening->fd, nullptr, nullptr);  // non-blocking listener
+    char buf[256];
+    ssize_t n = recv(fd, buf, sizeof buf, 0);
+    (void)n;
+    ssize_t w = send(fd, reply.data(), reply.size(), MSG_NOSIGNAL);
+    (void)w;
+    ::close(fd);
+  });
+  Result<std::unique_ptr<ControlClient>> client = ControlClient::Connect(path);
+  std::string result = "connect failed";
+  if (client.ok()) {
+    Result<ControlJson> r = (*client)->call(ControlJson{{"cmd", "status"}});
+    result = r.ok() ? r->dump() : r.status().ToString();
+  }
+  server.join();
+  ::close(listening->fd);
+  unlink(path.c_str());
+  return result;
+}
+
+TEST_F(ControlCommandsTest, ClientRejectsBrokenReplies) {
+  std::string path = options_.control;
+  EXPECT_EQ(CallRawServer(path, "garbage\n"),
+            "IoError: unexpected reply from " + path + ": garbage");
+  EXPECT_EQ(CallRawServer(path, "{\"status\":1}\n"),
+            "IoError: reply from " + path + " lacks \"ok\": {\"status\":1}");
+  EXPECT_EQ(CallRawServer(path, "{\"progress\":{}}\n{\"ok\":false}\n"), "{\"ok\":false}");
+  EXPECT_EQ(CallRawServer(path, "{\"ok\":true"),
+            "IoError: tiercached closed the connection at " + path + " before answering");
+}
+
+}  // namespace
+}  // namespace tiercache

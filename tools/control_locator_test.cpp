@@ -1,0 +1,100 @@
+#include "tools/control_locator.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "daemon/control/unix_socket.h"
+
+namespace tiercache {
+namespace {
+
+class ControlLocatorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/tc-locate-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    setenv("TIERCACHE_RUN_DIR", dir_.c_str(), 1);
+  }
+  void TearDown() override {
+    unsetenv("TIERCACHE_RUN_DIR");
+    std::filesystem::remove_all(dir_);
+  }
+  std::string dir_;
+};
+
+TEST_F(ControlLocatorTest, ExplicitPathWinsThenCacheName) {
+  CliOptions o;
+  o.control = "/somewhere/x.ctl";
+  o.cache = "/dev/nvme0n1p2";
+  EXPECT_EQ(ResolveControlPath(o).value(), "/somewhere/x.ctl");
+  o.control.clear();
+  EXPECT_EQ(ResolveControlPath(o).value(), dir_ + "/nvme0n1p2.ctl");
+}
+
+TEST_F(ControlLocatorTest, TheOnlySocketIsPicked) {
+  CliOptions o;
+  Result<std::string> none = ResolveControlPath(o);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().ToString(), "NotFound: no control socket in " + dir_ +
+                                          ": tiercached is not running (or pass --control PATH)");
+  std::ofstream(dir_ + "/ssd.img.ctl") << "";
+  std::ofstream(dir_ + "/ssd.img.sock") << "";
+  EXPECT_EQ(ResolveControlPath(o).value(), dir_ + "/ssd.img.ctl");
+  std::ofstream(dir_ + "/nvme.ctl") << "";
+  Result<std::string> two = ResolveControlPath(o);
+  ASSERT_FALSE(two.ok());
+  EXPECT_EQ(two.status().ToString(), "InvalidArgument: several caches are running (" + dir_ +
+                                         "/nvme.ctl, " + dir_ +
+                                         "/ssd.img.ctl): choose one with --control PATH or "
+                                         "--cache SSD");
+}
+
+TEST_F(ControlLocatorTest, FindsItsOwnProcess) {
+  std::ifstream comm("/proc/self/comm");
+  std::string name;
+  std::getline(comm, name);
+  std::vector<int64_t> pids = FindProcesses(name);
+  EXPECT_NE(std::find(pids.begin(), pids.end(), int64_t(getpid())), pids.end());
+  EXPECT_TRUE(FindProcesses("no-such-process-name").empty());
+}
+
+// Whether a tiercached runs on this machine is not up to the test: check both forms.
+void ExpectDaemonClause(const std::string& message, const std::string& prefix) {
+  ASSERT_EQ(message.substr(0, prefix.size()), prefix) << message;
+  std::string rest = message.substr(prefix.size());
+  bool none = rest == "no tiercached process is running";
+  bool some = rest.rfind("tiercached is running (pid ", 0) == 0;
+  EXPECT_TRUE(none || some) << rest;
+}
+
+TEST_F(ControlLocatorTest, ConnectFailureSaysWhatWasTried) {
+  std::string missing = dir_ + "/gone.ctl";
+  Result<int> fd = ConnectUnix(missing);
+  ASSERT_FALSE(fd.ok());
+  ExpectDaemonClause(DescribeConnectFailure(missing, fd.status()),
+                     "cannot connect to tiercached at " + missing + ": no such socket; ");
+
+  std::string stale = dir_ + "/stale.ctl";
+  Result<ListeningSocket> listening = ListenUnix(stale);
+  ASSERT_TRUE(listening.ok());
+  ::close(listening->fd);
+  fd = ConnectUnix(stale);
+  ASSERT_FALSE(fd.ok());
+  ExpectDaemonClause(DescribeConnectFailure(stale, fd.status()),
+                     "cannot connect to tiercached at " + stale + ": Connection refused; ");
+
+  std::string regular = dir_ + "/file.ctl";
+  std::ofstream(regular) << "x";
+  fd = ConnectUnix(regular);
+  ASSERT_FALSE(fd.ok());
+  ExpectDaemonClause(DescribeConnectFailure(regular, fd.status()),
+                     "cannot connect to tiercached at " + regular + ": not a socket; ");
+}
+
+}  // namespace
+}  // namespace tiercache

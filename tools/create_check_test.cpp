@@ -1,0 +1,298 @@
+// create and check: on MemoryDevices through the library functions, and end to end on files
+// through the verbs.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include "cachelib/device/memory_device.h"
+#include "cachelib/metadata/format.h"
+#include "daemon/control/unix_socket.h"
+#include "tools/check_command.h"
+#include "tools/create_command.h"
+#include "tools/exit_codes.h"
+
+namespace tiercache {
+namespace {
+
+using StorePtr = std::unique_ptr<MetadataStore>;
+
+constexpr uint64_t kSsdSize = 4 << 20;    // 63 lines of 64 KiB after the metadata
+constexpr uint64_t kCoreSize = 64 << 20;  // 1024 core lines
+
+class InspectCacheTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto runner = AsyncRunner::Start();
+    ASSERT_TRUE(runner.ok());
+    runner_ = std::move(runner).value();
+    core_.path = "/dev/fake-core";
+    core_.size = kCoreSize;
+    core_.fingerprint = 0x1234;
+    FormatOptions options;
+    options.mode = CacheMode::kWriteBack;
+    Result<LoadedSuperblock> sb = FormatCache(*runner_, ssd_, core_, options);
+    ASSERT_TRUE(sb.ok()) << sb.status().ToString();
+    EXPECT_EQ(sb->sb.layout.line_count, 63u);
+    EXPECT_EQ(sb->sb.layout, format::LayoutForSsd(kSsdSize, 65536));
+  }
+  // Opens the store, stages `records`, persists and closes it cleanly.
+  void write_records(const std::vector<std::pair<uint64_t, LineRecord>>& records) {
+    Result<StorePtr> store = runner_->run_result<StorePtr>([&](auto done) {
+      MetadataStore::Open(ssd_, core_, std::move(done));
+    });
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    for (const auto& [line, record] : records) (*store)->set_record(line, record);
+    Status closed = runner_->run([&](auto done) { (*store)->close_clean(std::move(done)); });
+    ASSERT_TRUE(closed.ok()) << closed.ToString();
+  }
+  std::vector<std::byte> contents() {
+    std::vector<std::byte> out(kSsdSize);
+    ssd_.read_now(0, out);
+    return out;
+  }
+
+  std::unique_ptr<AsyncRunner> runner_;
+  MemoryDevice ssd_{"ssd", kSsdSize, 4096};
+  CoreIdentity core_;
+};
+
+LineRecord Record(uint64_t core_line, uint32_t valid_sectors, uint32_t dirty_sectors) {
+  LineRecord r;
+  r.core_line = core_line;
+  for (uint32_t s = 0; s < valid_sectors; ++s) r.valid.set(s);
+  for (uint32_t s = 0; s < dirty_sectors; ++s) r.dirty.set(s);
+  return r;
+}
+
+TEST_F(InspectCacheTest, FreshCache) {
+  std::vector<std::byte> before = contents();
+  Result<CheckReport> report = InspectCache(*runner_, ssd_, std::nullopt);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->info.line_count, 63u);
+  EXPECT_EQ(report->info.line_size, 65536u);
+  EXPECT_EQ(report->info.mode, CacheMode::kWriteBack);
+  EXPECT_EQ(report->info.core, core_);
+  EXPECT_TRUE(report->core_from_superblock);
+  EXPECT_EQ(report->records.lines_used, 0u);
+  EXPECT_EQ(report->records.problem_count, 0u);
+  EXPECT_EQ(contents(), before);  // opening marked the cache in use only in the overlay
+}
+
+TEST_F(InspectCacheTest, CountsLinesAndSectors) {
+  write_records({{0, Record(5, 16, 0)}, {7, Record(6, 16, 3)}, {62, Record(1023, 4, 4)}});
+  std::vector<std::byte> before = contents();
+  Result<CheckReport> report = InspectCache(*runner_, ssd_, core_);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_TRUE(report->info.was_clean_shutdown);
+  EXPECT_FALSE(report->core_from_superblock);
+  EXPECT_EQ(report->records.lines_used, 3u);
+  EXPECT_EQ(report->records.lines_dirty, 2u);
+  EXPECT_EQ(report->records.valid_sectors, 36u);
+  EXPECT_EQ(report->records.dirty_sectors, 7u);
+  EXPECT_EQ(report->records.problem_count, 0u);
+  EXPECT_EQ(contents(), before);
+}
+
+TEST_F(InspectCacheTest, TwoLinesHoldingOneCoreLineIsAProblem) {
+  write_records({{3, Record(9, 1, 0)}, {4, Record(9, 2, 1)}});
+  Result<CheckReport> report = InspectCache(*runner_, ssd_, std::nullopt);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->records.problem_count, 1u);
+  ASSERT_EQ(report->records.problems.size(), 1u);
+  EXPECT_EQ(report->records.problems[0], "lines 3 and 4 both hold core line 9");
+}
+
+TEST_F(InspectCacheTest, WrongCoreIsRefused) {
+  CoreIdentity other = core_;
+  other.size = kCoreSize * 2;
+  Result<CheckReport> report = InspectCache(*runner_, ssd_, other);
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.status().code(), Status::Code::kInvalidArgument);
+}
+
+TEST_F(InspectCacheTest, CorruptSuperblocksAreCorruption) {
+  std::vector<std::byte> junk(16, std::byte{0x5a});
+  ssd_.write_now(format::kSuperblockOffset[0] + 4032, junk);
+  ssd_.write_now(format::kSuperblockOffset[1] + 4032, junk);
+  Result<CheckReport> report = InspectCache(*runner_, ssd_, std::nullopt);
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.status().code(), Status::Code::kCorruption) << report.status().ToString();
+}
+
+TEST_F(InspectCacheTest, BlankDeviceIsNotFound) {
+  MemoryDevice blank("blank", kSsdSize, 4096);
+  Result<CheckReport> report = InspectCache(*runner_, blank, std::nullopt);
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.status().code(), Status::Code::kNotFound) << report.status().ToString();
+}
+
+// The verbs end to end on files.
+class CreateCheckVerbTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/var/tmp/tc-create-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    setenv("TIERCACHE_RUN_DIR", dir_.c_str(), 1);
+    ssd_ = dir_ + "/ssd.img";
+    core_ = dir_ + "/core.img";
+    std::filesystem::resize_file(Touch(ssd_), kSsdSize);
+    std::filesystem::resize_file(Touch(core_), kCoreSize);
+  }
+  void TearDown() override {
+    unsetenv("TIERCACHE_RUN_DIR");
+    std::filesystem::remove_all(dir_);
+  }
+  static std::string Touch(const std::string& path) {
+    int fd = ::open(path.c_str(), O_CREAT | O_WRONLY, 0644);
+    ::close(fd);
+    return path;
+  }
+  int run(int (*verb)(const CliOptions&, CommandIo&), CliOptions o, bool json = false) {
+    out_.str("");
+    err_.str("");
+    o.json = json;
+    CommandIo io{out_, err_, json, false};
+    return verb(o, io);
+  }
+  CliOptions create_options() {
+    CliOptions o;
+    o.verb = Verb::kCreate;
+    o.cache = ssd_;
+    o.core = core_;
+    return o;
+  }
+  CliOptions check_options() {
+    CliOptions o;
+    o.verb = Verb::kCheck;
+    o.cache = ssd_;
+    return o;
+  }
+
+  std::string dir_, ssd_, core_;
+  std::ostringstream out_, err_;
+};
+
+TEST_F(CreateCheckVerbTest, CreateThenCheck) {
+  ASSERT_EQ(run(RunCreate, create_options()), kExitOk) << err_.str();
+  std::string out = out_.str();
+  EXPECT_EQ(out.substr(0, out.find("uuid:")),
+            "created a tiercache on " + ssd_ + " (4 MiB) for " + core_ + " (64 MiB)\n");
+  EXPECT_NE(out.find("mode:       wt\nlines:      63 of 64 KiB (3.9 MiB of cache)\n"
+                     "start with: tiercached --cache " + ssd_ + " --core " + core_ + "\n"),
+            std::string::npos)
+      << out;
+
+  ASSERT_EQ(run(RunCheck, check_options()), kExitOk) << err_.str();
+  out = out_.str();
+  EXPECT_NE(out.find("core:       " + core_ + " (64 MiB, as recorded; not opened)\n"),
+            std::string::npos) << out;
+  EXPECT_NE(out.find("layout:     63 lines of 64 KiB, 1 metadata pages, data at 64 KiB\n"
+                     "shutdown:   clean\n"
+                     "lines:      0 used, 0 dirty (0 dirty sectors, 0 B)\n"
+                     "result:     OK\n"),
+            std::string::npos) << out;
+
+  CliOptions with_core = check_options();
+  with_core.core = core_;
+  ASSERT_EQ(run(RunCheck, with_core, /*json=*/true), kExitOk) << err_.str();
+  EXPECT_NE(out_.str().find("\"mode\":\"wt\",\"line_size\":65536,\"line_count\":63,"
+                            "\"clean_shutdown\":true,\"lines_used\":0,\"lines_dirty\":0,"
+                            "\"dirty_sectors\":0,\"problems\":[]}\n"),
+            std::string::npos) << out_.str();
+}
+
+TEST_F(CreateCheckVerbTest, RelativePathsAreRecordedAbsolute) {
+  std::filesystem::path cwd = std::filesystem::current_path();
+  std::filesystem::current_path(dir_);
+  CliOptions o = create_options();
+  o.cache = "./ssd.img";
+  o.core = "core.img";
+  int code = run(RunCreate, o, /*json=*/true);
+  std::filesystem::current_path(cwd);
+  ASSERT_EQ(code, kExitOk) << err_.str();
+  EXPECT_EQ(out_.str().substr(0, out_.str().find(",\"uuid\"")),
+            "{\"ok\":true,\"cache\":\"" + ssd_ + "\",\"core\":\"" + core_ +
+                "\",\"core_size\":67108864");
+}
+
+TEST_F(CreateCheckVerbTest, CreateRefusesToOverwriteWithoutForce) {
+  ASSERT_EQ(run(RunCreate, create_options()), kExitOk) << err_.str();
+  EXPECT_EQ(run(RunCreate, create_options()), kExitFailed);
+  EXPECT_NE(err_.str().find("already holds a tiercache cache; use --force to overwrite it"),
+            std::string::npos) << err_.str();
+  CliOptions force = create_options();
+  force.force = true;
+  force.line_size = 128 * 1024;
+  force.create_mode = CacheMode::kWriteBack;
+  ASSERT_EQ(run(RunCreate, force, /*json=*/true), kExitOk) << err_.str();
+  EXPECT_NE(out_.str().find("\"mode\":\"wb\",\"line_size\":131072,\"line_count\":31,"),
+            std::string::npos) << out_.str();
+}
+
+TEST_F(CreateCheckVerbTest, CreateRefusesARunningCacheAndTheSameDevice) {
+  std::string ctl = dir_ + "/ssd.img.ctl";  // the default control path of ssd.img
+  Result<ListeningSocket> daemon = ListenUnix(ctl);
+  ASSERT_TRUE(daemon.ok());
+  EXPECT_EQ(run(RunCreate, create_options()), kExitFailed);
+  EXPECT_EQ(err_.str(), "tiercache create: " + ssd_ + " is in use by a running tiercached "
+                        "(control socket " + ctl + "); stop it first with `tiercache stop`\n");
+  ::close(daemon->fd);
+
+  CliOptions same = create_options();
+  same.core = ssd_;
+  EXPECT_EQ(run(RunCreate, same), kExitFailed);
+  EXPECT_EQ(err_.str(), "tiercache create: --cache " + ssd_ + " and --core " + ssd_ +
+                            " are the same device\n");
+}
+
+TEST_F(CreateCheckVerbTest, CheckWarnsWhenADaemonServesTheCache) {
+  ASSERT_EQ(run(RunCreate, create_options()), kExitOk) << err_.str();
+  std::string ctl = dir_ + "/ssd.img.ctl";
+  Result<ListeningSocket> daemon = ListenUnix(ctl);
+  ASSERT_TRUE(daemon.ok());
+  EXPECT_EQ(run(RunCheck, check_options()), kExitOk);
+  EXPECT_EQ(err_.str(), "tiercache check: warning: tiercached is running on this cache (" + ctl +
+                            "); the SSD may not hold its latest metadata yet\n");
+  ::close(daemon->fd);
+}
+
+TEST_F(CreateCheckVerbTest, MissingDevicesFail) {
+  CliOptions o = create_options();
+  o.core = dir_ + "/nope.img";
+  EXPECT_EQ(run(RunCreate, o), kExitFailed);
+  EXPECT_EQ(err_.str(), "tiercache create: core " + dir_ + "/nope.img does not exist\n");
+  CliOptions check = check_options();
+  check.cache = dir_ + "/nope.img";
+  EXPECT_EQ(run(RunCheck, check, /*json=*/true), kExitFailed);
+  EXPECT_NE(out_.str().find("\"code\":\"NotFound\""), std::string::npos) << out_.str();
+}
+
+TEST_F(CreateCheckVerbTest, CheckFailsOnCorruptionAndWrongCore) {
+  ASSERT_EQ(run(RunCreate, create_options()), kExitOk) << err_.str();
+  std::string other = Touch(dir_ + "/other.img");
+  std::filesystem::resize_file(other, kCoreSize);
+  CliOptions wrong = check_options();
+  wrong.core = other;
+  EXPECT_EQ(run(RunCheck, wrong), kExitFailed);
+  EXPECT_EQ(err_.str(), "tiercache check: core " + other + " is not the device cache " + ssd_ +
+                            " was created for (" + core_ + ")\n");
+
+  // Damage the metadata page (both slots) that holds every record.
+  int fd = ::open(ssd_.c_str(), O_WRONLY);
+  ASSERT_GE(fd, 0);
+  std::string junk(64, 'x');
+  for (uint64_t slot : {format::kMetadataOffset + 100, format::kMetadataOffset + 4096 + 100}) {
+    ASSERT_EQ(pwrite(fd, junk.data(), junk.size(), off_t(slot)), ssize_t(junk.size()));
+  }
+  ::close(fd);
+  EXPECT_EQ(run(RunCheck, check_options(), /*json=*/true), kExitFailed);
+  EXPECT_NE(out_.str().find("\"code\":\"Corruption\""), std::string::npos) << out_.str();
+}
+
+}  // namespace
+}  // namespace tiercache

@@ -1,0 +1,106 @@
+#include "tools/create_command.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "daemon/control/control_json.h"
+#include "daemon/control/control_paths.h"
+#include "daemon/control/unix_socket.h"
+#include "tools/exit_codes.h"
+#include "tools/size_parser.h"
+#include "tools/tool_devices.h"
+
+namespace tiercache {
+namespace {
+
+// Busy when a daemon answers on the cache's control socket.
+Status CheckNotServed(const CliOptions& o) {
+  std::string ctl = o.control.empty() ? DefaultControlPath(o.cache) : o.control;
+  Result<int> fd = ConnectUnix(ctl);
+  if (!fd.ok()) return Status::Ok();
+  ::close(*fd);
+  return Status::Busy(o.cache + " is in use by a running tiercached (control socket " + ctl +
+                      "); stop it first with `tiercache stop`");
+}
+
+// InvalidArgument when --cache and --core name the same file or device.
+Status CheckDistinct(const CliOptions& o, const CoreIdentity& core) {
+  Result<CoreIdentity> cache = IdentifyCore(o.cache);
+  if (cache.ok() && cache->fingerprint == core.fingerprint && cache->size == core.size) {
+    return Status::InvalidArgument("--cache " + o.cache + " and --core " + o.core +
+                                   " are the same device");
+  }
+  return Status::Ok();
+}
+
+void PrintCreated(const CliOptions& o, const Superblock& sb, uint64_t ssd_size, CommandIo& io) {
+  if (io.json) {
+    ControlJson j = ControlJson::object();
+    j["ok"] = true;
+    j["cache"] = o.cache;
+    j["core"] = sb.core.path;
+    j["core_size"] = sb.core.size;
+    j["uuid"] = FormatUuid(sb.uuid);
+    j["mode"] = std::string(ModeName(sb.mode));
+    j["line_size"] = sb.layout.line_size;
+    j["line_count"] = sb.layout.line_count;
+    j["data_offset"] = sb.layout.data_offset;
+    return PrintJsonLine(io, j);
+  }
+  io.out << "created a tiercache on " << o.cache << " (" << FormatSize(ssd_size) << ") for "
+         << sb.core.path << " (" << FormatSize(sb.core.size) << ")\n"
+         << "uuid:       " << FormatUuid(sb.uuid) << "\n"
+         << "mode:       " << ModeName(sb.mode) << "\n"
+         << "lines:      " << sb.layout.line_count << " of " << FormatSize(sb.layout.line_size)
+         << " (" << FormatSize(sb.layout.line_count * sb.layout.line_size) << " of cache)\n"
+         << "start with: tiercached --cache " << o.cache << " --core " << o.core << "\n";
+}
+
+// Absolute and normalized, symlinks kept (/dev/disk/by-id/... names stay stable).
+std::string AbsolutePath(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::path abs = std::filesystem::absolute(path, ec);
+  return ec ? path : abs.lexically_normal().string();
+}
+
+}  // namespace
+
+Result<LoadedSuperblock> FormatCache(AsyncRunner& runner, Device& ssd, const CoreIdentity& core,
+                                     const FormatOptions& options) {
+  Status formatted = runner.run([&](std::function<void(Status)> done) {
+    MetadataStore::Format(ssd, core, options, std::move(done));
+  });
+  if (!formatted.ok()) return formatted;
+  return ReadSuperblock(runner, ssd);
+}
+
+int RunCreate(const CliOptions& given, CommandIo& io) {
+  // The superblock records the core path for tiercached, which may run in another directory.
+  CliOptions o = given;
+  o.cache = AbsolutePath(given.cache);
+  o.core = AbsolutePath(given.core);
+  auto fail = [&io](const Status& s) {
+    return ReportFailure(io, "create", std::string(Status::CodeName(s.code())), s.message(),
+                         kExitFailed);
+  };
+  if (Status s = CheckNotServed(o); !s.ok()) return fail(s);
+  Result<CoreIdentity> core = IdentifyCore(o.core);
+  if (!core.ok()) return fail(core.status());
+  if (Status s = CheckDistinct(o, *core); !s.ok()) return fail(s);
+  Result<std::unique_ptr<AsyncRunner>> runner = AsyncRunner::Start();
+  if (!runner.ok()) return fail(runner.status());
+  // Declared after the runner: the device is destroyed first, while its loop still runs.
+  Result<std::unique_ptr<FileDevice>> ssd = OpenToolDevice(o.cache, /*read_only=*/false);
+  if (!ssd.ok()) return fail(ssd.status());
+  FormatOptions options;
+  options.line_size = o.line_size;
+  options.mode = o.create_mode;
+  options.force = o.force;
+  Result<LoadedSuperblock> sb = FormatCache(**runner, **ssd, *core, options);
+  if (!sb.ok()) return fail(sb.status());
+  PrintCreated(o, sb->sb, (*ssd)->size(), io);
+  return kExitOk;
+}
+
+}  // namespace tiercache

@@ -1,0 +1,27 @@
+// Human-readable rendering of control-protocol replies (the default output of `tiercache status`
+// and `tiercache stats`; --json prints the replies themselves). Missing or mistyped fields print
+// as 0 or "?" instead of failing, so a newer daemon's replies still print. Stateless; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+#include "daemon/control/control_json.h"
+
+namespace tiercache {
+
+// The unsigned integer field `key` of `object`, or 0.
+uint64_t JsonU64(const ControlJson& object, const char* key);
+// The string field `key` of `object`, or `fallback`.
+std::string JsonString(const ControlJson& object, const char* key,
+                       const std::string& fallback = "?");
+
+// The "status" object of a status reply.
+void PrintStatus(const ControlJson& status, std::ostream& out);
+// The "stats" object of a stats reply; counters this version does not know are listed at the end.
+void PrintStats(const ControlJson& stats, std::ostream& out);
+// "12.5%" (one decimal) of part/whole; "-" when whole is 0.
+std::string Percent(uint64_t part, uint64_t whole);
+
+}  // namespace tiercache
