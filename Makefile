@@ -5,7 +5,7 @@ FUZZ_BUILD ?= build-fuzz
 JOBS       ?= 2
 CTEST_ARGS ?=
 
-.PHONY: all deps build build-asan test unit-asan check-e2e demo clean fuzz
+.PHONY: all deps build build-asan test demo clean fuzz vmtest
 
 all: build
 
@@ -37,6 +37,10 @@ fuzz: deps
 	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTIERCACHE_FUZZ=ON
 	cmake --build $(FUZZ_BUILD) -j$(JOBS) --target nbd_fuzz
 	cd $(FUZZ_BUILD) && ctest --output-on-failure -L fuzz
+
+# Real-kernel tests in qemu TCG (tests/vm/, docs/vm-tests.md): kernel NBD and ublk.
+vmtest: build
+	cd $(BUILD) && ctest --output-on-failure -L vm $(CTEST_ARGS)
 
 demo: build
 	scripts/demo.sh $(BUILD)

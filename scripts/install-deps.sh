@@ -14,6 +14,9 @@ packages=(
   libnbd-bin python3-libnbd nbdkit qemu-utils fio
   # mount test
   fuse3 e2fsprogs util-linux
+  # real-kernel VM tests (tests/vm/): qemu TCG, busybox initramfs, guest nbd-client, unpacking
+  # the backports kernel and its modules, per-connection guestfwd relay to the host Unix socket
+  qemu-system-x86 busybox-static nbd-client cpio xz-utils kmod socat
 )
 
 missing=()

@@ -24,6 +24,14 @@ Result<DaemonConfig> ParseDaemonConfig(int argc, char** argv) {
   app.add_option("--cache-model", c.cache_model, "emulate SSD timing: sata-ssd, nvme");
   app.add_option("--models", c.models_file, "device model profiles (JSON)");
   app.add_option("--record", c.record_path, "record a block trace of client requests to FILE");
+  app.add_flag("--ublk", c.ublk, "also expose the volume as /dev/ublkbN");
+  app.add_option("--ublk-id", c.ublk_id, "ublk device number (default: next free)");
+  app.add_option("--queues", c.ublk_queues, "ublk queues, one thread each (default 1)")
+      ->check(CLI::Range(1, 64));
+  app.add_option("--depth", c.ublk_depth, "ublk requests in flight per queue (default 64)")
+      ->check(CLI::Range(1, 4096));
+  app.add_option("--ublk-recover", c.ublk_recover,
+                 "reattach to /dev/ublkbN left by a killed tiercached (user recovery)");
   app.set_version_flag("--version", "tiercached 0.1.0");
   try {
     app.parse(argc, argv);
@@ -36,6 +44,7 @@ Result<DaemonConfig> ParseDaemonConfig(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return Status::InvalidArgument(e.what());
   }
+  if (c.ublk_recover >= 0) c.ublk = true;
   if (c.socket_path.empty()) c.socket_path = DefaultExportPath(c.cache_path);
   if (c.control_path.empty()) c.control_path = DefaultControlPath(c.cache_path);
   return c;

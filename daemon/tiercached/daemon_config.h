@@ -22,6 +22,11 @@ struct DaemonConfig {
   std::string cache_model;   // --cache-model NAME: emulate an SSD's timing over the cache file
   std::string record_path;   // --record FILE: write a block trace of client requests
   std::string models_file;   // --models FILE: device model profiles (default: built in)
+  bool ublk = false;          // --ublk: also expose the volume as /dev/ublkbN (Linux 6.5+)
+  int ublk_id = -1;           // --ublk-id N: device number; -1 lets the kernel pick
+  unsigned ublk_queues = 1;   // --queues N: ublk hardware queues (one thread each)
+  unsigned ublk_depth = 64;   // --depth N: requests in flight per queue
+  int ublk_recover = -1;      // --ublk-recover N: reattach to /dev/ublkbN after a crash
 };
 
 // Parses argv. On --help/--version prints and returns NotFound with an empty message (exit 0);

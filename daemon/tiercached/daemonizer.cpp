@@ -51,8 +51,10 @@ void Daemonizer::ready() {
 }
 
 void Daemonizer::failed(const std::string& message) {
-  std::fprintf(stderr, "%s\n", message.c_str());
-  if (pipe_fd_ < 0) return;
+  if (pipe_fd_ < 0) {  // foreground (or already reported): say it here
+    std::fprintf(stderr, "%s\n", message.c_str());
+    return;
+  }
   ssize_t n = write(pipe_fd_, message.data(), message.size());
   (void)n;
   close(pipe_fd_);

@@ -13,10 +13,12 @@
 #include "daemon/control/control_paths.h"
 #include "daemon/control/control_server.h"
 #include "daemon/nbd/server.h"
+#include "daemon/ublk/ublk_server.h"
 #include "daemon/tiercached/cache_service.h"
 #include "daemon/tiercached/daemon_config.h"
 #include "daemon/tiercached/daemonizer.h"
 #include "daemon/tiercached/instance_lock.h"
+#include "daemon/tiercached/trace_recorder.h"
 
 namespace tiercache {
 namespace {
@@ -42,8 +44,25 @@ void WaitForStop(const sigset_t& signals) {
   }
 }
 
-// Stops NBD (in-flight requests complete), then closes the cache.
-Status Shutdown(nbd::Server& server, CacheService& service) {
+// Starts (or, after a crash, recovers) the ublk device over the cache.
+Result<std::unique_ptr<UblkServer>> StartUblk(const DaemonConfig& config, Device& volume) {
+  UblkOptions options;
+  options.dev_id = config.ublk_id;
+  options.queues = config.ublk_queues;
+  options.depth = config.ublk_depth;
+  if (config.ublk_recover >= 0) {
+    return UblkServer::Recover(volume, uint32_t(config.ublk_recover), options);
+  }
+  return UblkServer::Start(volume, options);
+}
+
+// Stops ublk and NBD (in-flight requests complete), then closes the cache.
+Status Shutdown(UblkServer* ublk, nbd::Server& server, CacheService& service) {
+  if (ublk != nullptr) {
+    std::promise<void> ublk_stopped;
+    ublk->stop([&] { ublk_stopped.set_value(); });
+    ublk_stopped.get_future().wait();
+  }
   std::promise<void> stopped;
   server.stop([&] { stopped.set_value(); });
   stopped.get_future().wait();
@@ -76,9 +95,38 @@ int Run(const DaemonConfig& config) {
   nbd_config.threads = config.threads;
   nbd_config.export_name = config.export_name;
   nbd_config.description = "tiercache " + config.cache_path;
-  auto server = nbd::Server::Start((*service)->cache(), nbd_config);
-  if (!server.ok()) return fail("cannot serve NBD", server.status());
+  Device* exported = &(*service)->cache();
+  std::unique_ptr<TraceRecorder> recorder;
+  if (!config.record_path.empty()) {
+    auto r = TraceRecorder::Create(*exported, config.record_path, SteadyClock::instance());
+    if (!r.ok()) return fail("cannot record", r.status());
+    recorder = std::move(r).value();
+    exported = recorder.get();
+  }
+  // From here on a failure must still close the cache cleanly (or the next start is cold).
+  auto fail_open = [&](const std::string& what, const Status& s) {
+    std::promise<Status> closed;
+    (*service)->close([&](Status c) { closed.set_value(std::move(c)); });
+    closed.get_future().wait();
+    return fail(what, s);
+  };
+  auto server = nbd::Server::Start(*exported, nbd_config);
+  if (!server.ok()) return fail_open("cannot serve NBD", server.status());
   (*service)->set_export_path(config.socket_path);
+  // NBD and ublk may serve the cache at once: the Cache is one thread-safe Device whose FLUSH
+  // covers every completed write, whichever front-end it came through.
+  std::unique_ptr<UblkServer> ublk;
+  if (config.ublk) {
+    auto started = StartUblk(config, *exported);
+    if (!started.ok()) {
+      std::promise<void> stopped;
+      (*server)->stop([&] { stopped.set_value(); });
+      stopped.get_future().wait();
+      return fail_open("cannot start ublk", started.status());
+    }
+    ublk = std::move(started).value();
+    std::fprintf(stderr, "tiercached: block device %s\n", ublk->block_device().c_str());
+  }
 
   // `tiercache stop` runs the shutdown on the main thread and answers when it is done.
   std::promise<Status> stop_outcome;
@@ -91,7 +139,13 @@ int Run(const DaemonConfig& config) {
   ControlServerOptions control_options;
   control_options.path = config.control_path;
   (*loop)->run_sync([&] { control = ControlServer::Start((*loop)->loop(), **service, control_options); });
-  if (!control.ok()) return fail("cannot open control socket", control.status());
+  if (!control.ok()) {
+    Status closed = Shutdown(ublk.get(), **server, **service);
+    (void)closed;
+    recorder.reset();
+    service->reset();
+    return fail("cannot open control socket", control.status());
+  }
 
   if (!config.pidfile.empty()) std::ofstream(config.pidfile) << getpid() << "\n";
   std::fprintf(stderr, "tiercached: serving %s (core %s) on %s, control %s\n",
@@ -100,11 +154,15 @@ int Run(const DaemonConfig& config) {
   daemon.ready();
 
   WaitForStop(signals);
-  Status closed = Shutdown(**server, **service);
+  Status closed = Shutdown(ublk.get(), **server, **service);
   if (stop_reply) (*loop)->run_sync([&] { stop_reply(closed); });
   (*loop)->run_sync([&] { control->reset(); });
-  server->reset();
+  // The devices go first: a FileDevice unregisters from every loop that used it, and the NBD
+  // and ublk servers' loops are among them.
+  recorder.reset();
   service->reset();
+  ublk.reset();
+  server->reset();
   if (!config.pidfile.empty()) unlink(config.pidfile.c_str());
   if (!closed.ok()) {
     std::fprintf(stderr, "tiercached: closing the cache failed: %s\n", closed.ToString().c_str());
