@@ -1,0 +1,126 @@
+#include "bench/runner/bench_runner.h"
+
+#include <algorithm>
+
+namespace tiercache::bench {
+namespace {
+
+std::optional<double> Ratio(uint64_t part, uint64_t whole) {
+  if (whole == 0) return std::nullopt;
+  return static_cast<double>(part) / static_cast<double>(whole);
+}
+
+void AddCacheRatios(const CacheCounters& a, const CacheCounters& b, PassResult* out) {
+  const uint64_t read_hits = b.read_hits - a.read_hits;
+  const uint64_t reads = read_hits + (b.read_partial_hits - a.read_partial_hits) +
+                         (b.read_misses - a.read_misses) + (b.read_bypasses - a.read_bypasses);
+  const uint64_t write_hits = b.write_hits - a.write_hits;
+  const uint64_t writes =
+      write_hits + (b.write_misses - a.write_misses) + (b.write_bypasses - a.write_bypasses);
+  out->read_hit_ratio = Ratio(read_hits, reads);
+  out->write_hit_ratio = Ratio(write_hits, writes);
+  out->hit_ratio = out->read_hit_ratio ? out->read_hit_ratio : out->write_hit_ratio;
+}
+
+PassResult Measure(const ReplayStats& s, const BenchSetup::Snapshot& before,
+                   const BenchSetup::Snapshot& after) {
+  PassResult p;
+  p.seconds = s.seconds();
+  p.mb_per_s = s.mb_per_s();
+  p.iops = s.iops();
+  p.mean_latency_us = s.mean_latency_us();
+  p.ops = s.ops;
+  p.bytes_read = s.bytes_read;
+  p.bytes_written = s.bytes_written;
+  p.errors = s.errors;
+  p.ssd_bytes_written = after.ssd_bytes_written - before.ssd_bytes_written;
+  p.hdd_bytes_read = after.hdd_bytes_read - before.hdd_bytes_read;
+  p.hdd_bytes_written = after.hdd_bytes_written - before.hdd_bytes_written;
+  if (before.cache && after.cache) AddCacheRatios(*before.cache, *after.cache, &p);
+  return p;
+}
+
+}  // namespace
+
+ReplayStats ReplayOnce(LoopDriver& driver, Device& device, const Trace& trace, uint64_t seed) {
+  Replayer replayer(device, trace, seed);
+  ReplayStats stalled = replayer.stats();
+  stalled.errors += 1;
+  stalled.first_error = Status::IoError("replay stalled: a request never completed");
+  return Await<ReplayStats>(
+      driver,
+      [&](std::function<void(ReplayStats)> done) {
+        replayer.start([done](const ReplayStats& s) { done(s); });
+      },
+      stalled);
+}
+
+Result<BenchResults> BenchRunner::run(const std::vector<WorkloadSpec>& workloads,
+                                      const Progress& progress) {
+  if (config_.passes < 1) return Status::InvalidArgument("--passes must be >= 1");
+  for (const auto& s : config_.setups) {
+    const auto& names = BenchSetup::Names();
+    if (std::find(names.begin(), names.end(), s) == names.end() && s != "nbdkit-cache") {
+      return Status::InvalidArgument("unknown setup '" + s + "' (hdd, ssd, wt, wb)");
+    }
+  }
+  auto hdd = profiles_.find(config_.hdd_profile);
+  if (!hdd.ok()) return hdd.status();
+  auto ssd = profiles_.find(config_.ssd_profile);
+  if (!ssd.ok()) return ssd.status();
+  if (hdd->kind != ModelProfile::Kind::kHdd || ssd->kind != ModelProfile::Kind::kSsd) {
+    return Status::InvalidArgument("--hdd-model needs an hdd profile, --ssd-model an ssd profile");
+  }
+  env_ = SetupEnv{hdd.value(), ssd.value(), hdd->hdd.capacity_bytes, config_.cache_bytes,
+                  config_.line_size, config_.seed};
+  BenchResults results;
+  results.mode = config_.realtime ? "realtime" : "virtual";
+  results.passes = config_.passes;
+  results.seed = config_.seed;
+  results.hdd_profile = config_.hdd_profile;
+  results.ssd_profile = config_.ssd_profile;
+  results.cache_bytes = config_.cache_bytes;
+  for (const WorkloadSpec& w : workloads) {
+    WorkloadResult wr{w.name, w.metric, w.description, {}};
+    for (const auto& s : config_.setups) wr.setups.push_back(run_setup(w, s, progress));
+    results.workloads.push_back(std::move(wr));
+  }
+  return results;
+}
+
+SetupResult BenchRunner::run_setup(const WorkloadSpec& workload, const std::string& name,
+                                   const Progress& progress) {
+  SetupResult out;
+  out.name = name;
+  auto driver = LoopDriver::Create(config_.realtime);
+  if (!driver.ok()) {
+    out.error = driver.status().ToString();
+    return out;
+  }
+  LoopDriver& d = *driver.value();
+  auto setup = MakeSetup(name, env_, d);
+  if (!setup.ok()) {
+    out.error = setup.status().ToString();
+    return out;
+  }
+  BenchSetup& s = *setup.value();
+  if (workload.preparation) {
+    (void)ReplayOnce(d, s.device(), *workload.preparation, config_.seed);
+    d.idle(config_.idle_between_passes);
+  }
+  for (uint32_t pass = 1; pass <= config_.passes; ++pass) {
+    const Trace trace = workload.make_pass(pass);
+    const BenchSetup::Snapshot before = s.snapshot();
+    const ReplayStats stats = ReplayOnce(d, s.device(), trace, config_.seed + pass);
+    out.passes.push_back(Measure(stats, before, s.snapshot()));
+    if (progress) progress(workload.name, name, pass);
+    if (pass < config_.passes) d.idle(config_.idle_between_passes);
+  }
+  Status closed = Await<Status>(
+      d, [&](std::function<void(Status)> done) { s.close(done); },
+      Status::IoError("close never completed"));
+  if (!closed.ok()) out.error = "close: " + closed.ToString();
+  return out;
+}
+
+}  // namespace tiercache::bench

@@ -1,0 +1,173 @@
+#include "bench/runner/bench_runner.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/runner/report_json.h"
+#include "cachelib/device/device_wrapper.h"
+#include "cachelib/device/memory_device.h"
+
+namespace tiercache::bench {
+namespace {
+
+// Small test areas keep these fast (and fast enough under ASan); the shapes of the results do not
+// depend on the size.
+CatalogOptions SmallCatalog() {
+  CatalogOptions o;
+  o.area_bytes = 64ull << 20;
+  o.large_area_bytes = 256ull << 20;
+  o.random_ops = 1500;
+  return o;
+}
+
+BenchResults RunBench(const std::string& selection, std::vector<std::string> setups,
+                      uint32_t passes, uint64_t cache_bytes = 128ull << 20) {
+  const CatalogOptions catalog = SmallCatalog();
+  BenchConfig config;
+  config.setups = std::move(setups);
+  config.passes = passes;
+  config.cache_bytes = cache_bytes;
+  auto workloads = WorkloadCatalog(catalog).select(selection);
+  EXPECT_TRUE(workloads.ok()) << workloads.status().ToString();
+  BenchRunner runner(config, ModelProfiles::Builtin().value());
+  auto results = runner.run(workloads.value(), nullptr);
+  EXPECT_TRUE(results.ok()) << results.status().ToString();
+  for (const auto& w : results->workloads) {
+    for (const auto& s : w.setups) EXPECT_EQ(s.error, "") << w.name << "/" << s.name;
+  }
+  return std::move(results).value();
+}
+
+double Warm(const WorkloadResult& w, const std::string& setup) {
+  return w.value(w.setup(setup)->passes.back());
+}
+
+TEST(BenchRunnerTest, SameSeedSameNumbers) {
+  auto a = RunBench("cdm:RND4K-Q32T1-read,gameload", {"hdd", "wb"}, 2);
+  auto b = RunBench("cdm:RND4K-Q32T1-read,gameload", {"hdd", "wb"}, 2);
+  EXPECT_EQ(ToJsonText(a), ToJsonText(b));
+}
+
+TEST(BenchRunnerTest, JsonFromARealRunHasTheScriptShape) {
+  auto r = RunBench("cdm:SEQ1M-Q8T1-read", {"hdd", "ssd", "wt"}, 2);
+  auto doc = nlohmann::json::parse(ToJsonText(r));
+  ASSERT_EQ(doc["workloads"].size(), 1u);
+  EXPECT_EQ(doc["workloads"][0]["name"], "cdm:SEQ1M-Q8T1-read");
+  const auto& setups = doc["workloads"][0]["setups"];
+  ASSERT_EQ(setups.size(), 3u);
+  for (const auto& s : setups) {
+    ASSERT_EQ(s["passes"].size(), 2u);
+    for (const auto& p : s["passes"]) {
+      for (const char* key : {"seconds", "mb_per_s", "iops", "ssd_bytes_written"}) {
+        EXPECT_TRUE(p[key].is_number()) << s["name"] << " " << key;
+      }
+      EXPECT_TRUE(p.contains("hit_ratio"));
+      EXPECT_GT(p["mb_per_s"].get<double>(), 0);
+    }
+  }
+  EXPECT_TRUE(setups[0]["passes"][0]["hit_ratio"].is_null());
+  EXPECT_TRUE(setups[2]["passes"][1]["hit_ratio"].is_number());
+  EXPECT_EQ(setups[1]["passes"][0]["ssd_bytes_written"], 0u);  // a read test writes nothing
+}
+
+TEST(BenchRunnerTest, WriteThroughSpeedsUpRereadsButNotWrites) {
+  auto r = RunBench("cdm:RND4K-Q1T1-read,cdm:RND4K-Q1T1-write,cdm:SEQ1M-Q1T1-write",
+                    {"hdd", "ssd", "wt"}, 2);
+  const auto& rr = r.workloads[0];
+  EXPECT_GT(Warm(rr, "wt"), 10 * Warm(rr, "hdd"));
+  // Cached warm 4 KiB random reads approach the SSD.
+  EXPECT_GT(Warm(rr, "wt"), 0.8 * Warm(rr, "ssd"));
+  EXPECT_GT(*rr.setup("wt")->passes.back().hit_ratio, 0.99);
+  for (const auto* w : {&r.workloads[1], &r.workloads[2]}) {
+    EXPECT_LT(Warm(*w, "wt"), 1.05 * Warm(*w, "hdd")) << w->name;
+  }
+}
+
+TEST(BenchRunnerTest, WriteBackSpeedsUpSmallRandomWrites) {
+  auto r = RunBench("cdm:RND4K-Q1T1-write,cdm:RND4K-Q32T1-write", {"hdd", "wb"}, 2);
+  for (const auto& w : r.workloads) {
+    EXPECT_GT(Warm(w, "wb"), 20 * Warm(w, "hdd")) << w.name;
+    // Every written byte went to the SSD.
+    EXPECT_GE(w.setup("wb")->passes.back().ssd_bytes_written, 1500u * 4096) << w.name;
+  }
+}
+
+TEST(BenchRunnerTest, BootWarmCachesReachTheTargets) {
+  // The shipped boot trace (~270 MB read) with a cache that holds it.
+  auto r = RunBench("boot", {"hdd", "ssd", "wt", "wb"}, 3, 1ull << 30);
+  const WorkloadResult& boot = r.workloads[0];
+  const double hdd = Warm(boot, "hdd"), ssd = Warm(boot, "ssd");
+  for (const char* mode : {"wt", "wb"}) {
+    const SetupResult& s = *boot.setup(mode);
+    // Later passes are faster than the cold one.
+    EXPECT_LT(s.passes[1].seconds, 0.5 * s.passes[0].seconds) << mode;
+    EXPECT_LT(s.passes[2].seconds, 0.5 * s.passes[0].seconds) << mode;
+    // Warm: at least 4x faster than the HDD and within 1.3x of the SSD.
+    EXPECT_LE(Warm(boot, mode) * 4, hdd) << mode;
+    EXPECT_LE(Warm(boot, mode), 1.3 * ssd) << mode;
+  }
+  std::printf("boot: hdd %.2f s, ssd %.2f s, wt %.2f s, wb %.2f s (warm)\n", hdd, ssd,
+              Warm(boot, "wt"), Warm(boot, "wb"));
+}
+
+TEST(BenchRunnerTest, WorkingSetLargerThanTheCacheGainsLittle) {
+  // cdm-large: a 256 MiB test area through a 128 MiB cache.
+  auto r = RunBench("cdm-large:RND4K-Q1T1-read", {"hdd", "wt"}, 3);
+  const auto& w = r.workloads[0];
+  EXPECT_LT(Warm(w, "wt"), 3 * Warm(w, "hdd"));
+  EXPECT_LT(*w.setup("wt")->passes.back().hit_ratio, 0.6);
+}
+
+// Loses every read completion: a replay on it can never finish.
+class BlackHole final : public DeviceWrapper {
+ public:
+  using DeviceWrapper::DeviceWrapper;
+
+ protected:
+  void read_impl(uint64_t, std::span<std::byte>, IoCallback) override {}
+};
+
+TEST(BenchRunnerTest, AStalledReplayIsReportedNotHung) {
+  auto driver = LoopDriver::Create(false).value();
+  MemoryDevice mem("m", 1 << 20);
+  BlackHole hole(mem);
+  Trace t;
+  t.name = "t";
+  t.records = {{TraceOp::kRead, 0, 4096}, {TraceOp::kRead, 4096, 4096, 0}};
+  const ReplayStats s = ReplayOnce(*driver, hole, t, 1);
+  EXPECT_EQ(s.errors, 1u);
+  EXPECT_EQ(s.ops, 0u);
+  EXPECT_NE(s.first_error.message().find("stalled"), std::string::npos);
+}
+
+TEST(BenchRunnerTest, RejectsUnknownSetupsAndProfiles) {
+  BenchConfig config;
+  config.setups = {"hdd", "floppy"};
+  BenchRunner runner(config, ModelProfiles::Builtin().value());
+  EXPECT_EQ(runner.run({}, nullptr).status().code(), Status::Code::kInvalidArgument);
+  BenchConfig swapped;
+  swapped.hdd_profile = "nvme";
+  BenchRunner runner2(swapped, ModelProfiles::Builtin().value());
+  EXPECT_EQ(runner2.run({}, nullptr).status().code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(WorkloadCatalog(CatalogOptions{}).select("boot,nope").status().code(),
+            Status::Code::kInvalidArgument);
+}
+
+TEST(BenchRunnerTest, CatalogExpandsGroupsInOrderWithoutDuplicates) {
+  auto w = WorkloadCatalog(CatalogOptions{}).select("boot,cdm,boot,cdm:RND4K-Q1T1-read");
+  ASSERT_TRUE(w.ok());
+  ASSERT_EQ(w->size(), 9u);
+  EXPECT_EQ((*w)[0].name, "boot");
+  EXPECT_EQ((*w)[0].metric, "seconds");
+  EXPECT_EQ((*w)[1].name, "cdm:SEQ1M-Q8T1-read");
+  EXPECT_EQ((*w)[1].metric, "mb_per_s");
+  EXPECT_TRUE((*w)[1].preparation.has_value());
+  EXPECT_EQ((*w)[8].name, "cdm:RND4K-Q1T1-write");
+  auto large = WorkloadCatalog(CatalogOptions{}).select("cdm-large:RND4K-Q1T1-read");
+  ASSERT_TRUE(large.ok());
+  EXPECT_EQ((*large)[0].preparation->bytes_written(), CatalogOptions{}.large_area_bytes);
+}
+
+}  // namespace
+}  // namespace tiercache::bench

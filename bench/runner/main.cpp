@@ -1,0 +1,178 @@
+// tiercache-bench: boot, application-launch, game-load and CrystalDiskMark-style workloads on an
+// HDD, an SSD and tiercache write-through/write-back caches, N passes each, in virtual time
+// (default) or real time. `tiercache bench` execs this. See docs/bench.md.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <iostream>
+
+#include "bench/runner/bench_runner.h"
+#include "bench/runner/progress_bar.h"
+#include "bench/runner/report_html.h"
+#include "bench/runner/report_json.h"
+#include "bench/runner/report_text.h"
+#include "bench/workloads/text_fields.h"
+#include "bench/workloads/trace_import.h"
+
+namespace tiercache::bench {
+namespace {
+
+struct Cli {
+  bool quick = false, realtime = false, virtual_time = false, list = false;
+  std::vector<std::string> setups;
+  std::string workloads, json, report, profiles, hdd_model = "hdd7200", ssd_model = "sata-ssd";
+  std::string cache_size, test_size;
+  std::vector<std::string> traces;  // NAME=FORMAT:FILE
+  uint32_t passes = 5;
+  uint64_t seed = 1;
+  double idle_seconds = 5;
+};
+
+// "512M", "2G", "1GiB", "4096" -> bytes (binary units).
+Result<uint64_t> ParseSize(std::string s) {
+  if (s.ends_with("iB")) s.resize(s.size() - 2);
+  if (s.ends_with("B")) s.pop_back();
+  uint64_t mult = 1;
+  if (!s.empty() && std::string("KMGT").find(s.back()) != std::string::npos) {
+    mult = 1ull << (10 * (1 + std::string("KMGT").find(s.back())));
+    s.pop_back();
+  }
+  auto n = ParseU64(s);
+  if (!n || *n == 0) return Status::InvalidArgument("bad size '" + s + "'");
+  return *n * mult;
+}
+
+Status AddTraces(const Cli& cli, WorkloadCatalog* catalog) {
+  for (const std::string& spec : cli.traces) {
+    const size_t eq = spec.find('='), colon = spec.find(':', eq == std::string::npos ? 0 : eq);
+    if (eq == std::string::npos || colon == std::string::npos) {
+      return Status::InvalidArgument("--trace wants NAME=FORMAT:FILE, got '" + spec + "'");
+    }
+    auto t = ImportTraceFile(spec.substr(eq + 1, colon - eq - 1), spec.substr(colon + 1),
+                             spec.substr(0, eq));
+    if (!t.ok()) return t.status();
+    catalog->add_trace(std::move(t).value());
+  }
+  return Status::Ok();
+}
+
+void ConfigureQuick(CatalogOptions* catalog, BenchConfig* config) {
+  catalog->trace_scale = 0.5;
+  catalog->area_bytes = 256ull << 20;
+  catalog->large_area_bytes = 1ull << 30;
+  catalog->random_ops = 2048;
+  config->cache_bytes = 512ull << 20;
+}
+
+Status BuildConfig(const Cli& cli, BenchConfig* config, CatalogOptions* copts) {
+  if (cli.quick) ConfigureQuick(copts, config);
+  copts->seed = config->seed = cli.seed;
+  config->passes = cli.passes;
+  config->realtime = cli.realtime;
+  config->hdd_profile = cli.hdd_model;
+  config->ssd_profile = cli.ssd_model;
+  config->idle_between_passes = Nanos(static_cast<int64_t>(cli.idle_seconds * 1e9));
+  if (!cli.setups.empty()) config->setups = cli.setups;
+  if (!cli.cache_size.empty()) {
+    auto size = ParseSize(cli.cache_size);
+    if (!size.ok()) return size.status();
+    config->cache_bytes = size.value();
+    copts->large_area_bytes = 2 * config->cache_bytes;
+  }
+  if (!cli.test_size.empty()) {
+    auto size = ParseSize(cli.test_size);
+    if (!size.ok()) return size.status();
+    copts->area_bytes = size.value();
+  }
+  return Status::Ok();
+}
+
+std::string Selection(const Cli& cli) {
+  if (!cli.workloads.empty()) return cli.workloads;
+  if (!cli.quick) return WorkloadCatalog::DefaultSelection();
+  return "traces,cdm,asssd,cdm-large:RND4K-Q1T1-read";
+}
+
+int Fail(const Status& s) {
+  std::fprintf(stderr, "tiercache-bench: %s\n", s.ToString().c_str());
+  return 1;
+}
+
+// Prints the tables, writes --json and --report; 1 if a file fails or a setup had an error.
+int Output(const Cli& cli, const BenchResults& results) {
+  std::fputs(FormatTextReport(results).c_str(), stdout);
+  std::fflush(stdout);
+  if (!cli.json.empty()) {
+    if (Status s = WriteTextFile(cli.json, ToJsonText(results)); !s.ok()) return Fail(s);
+    std::fprintf(stderr, "wrote %s\n", cli.json.c_str());
+  }
+  if (!cli.report.empty()) {
+    if (Status s = WriteTextFile(cli.report, ToHtml(results)); !s.ok()) return Fail(s);
+    std::fprintf(stderr, "wrote %s\n", cli.report.c_str());
+  }
+  for (const auto& w : results.workloads) {
+    for (const auto& s : w.setups) {
+      if (!s.error.empty()) return 1;
+    }
+  }
+  return 0;
+}
+
+int Run(const Cli& cli) {
+  auto profiles = cli.profiles.empty() ? ModelProfiles::Builtin() : ModelProfiles::Load(cli.profiles);
+  if (!profiles.ok()) return Fail(profiles.status());
+  BenchConfig config;
+  CatalogOptions copts;
+  if (Status s = BuildConfig(cli, &config, &copts); !s.ok()) return Fail(s);
+  WorkloadCatalog catalog(copts);
+  if (Status s = AddTraces(cli, &catalog); !s.ok()) return Fail(s);
+  auto workloads = catalog.select(Selection(cli));
+  if (!workloads.ok()) return Fail(workloads.status());
+  if (cli.list) {
+    for (const auto& w : workloads.value()) {
+      std::printf("%s\t%s\n", w.name.c_str(), w.description.c_str());
+    }
+    return 0;
+  }
+  ProgressBar bar(workloads->size() * config.setups.size() * config.passes, config.passes);
+  BenchRunner runner(config, std::move(profiles).value());
+  auto results = runner.run(workloads.value(), [&](const std::string& w, const std::string& s,
+                                                   uint32_t p) { bar.step(w, s, p); });
+  bar.finish();
+  if (!results.ok()) return Fail(results.status());
+  return Output(cli, results.value());
+}
+
+}  // namespace
+}  // namespace tiercache::bench
+
+int main(int argc, char** argv) {
+  tiercache::bench::Cli cli;
+  CLI::App app{"tiercache-bench: HDD vs SSD vs tiercache caches on boot, application launch and "
+               "CrystalDiskMark-style workloads (docs/bench.md)"};
+  app.add_flag("--quick", cli.quick, "smaller workloads and cache (for make demo)");
+  auto* rt = app.add_flag("--realtime", cli.realtime, "run the device models in real time");
+  app.add_flag("--virtual", cli.virtual_time, "virtual time (default)")->excludes(rt);
+  app.add_option("--setups", cli.setups, "hdd, ssd, wt, wb (default: all)")->delimiter(',');
+  app.add_option("--workloads", cli.workloads,
+                 "comma list: boot, applaunch, gameload, traces, cdm, asssd, cdm-large, all, "
+                 "cdm:RND4K-Q32T1-read style names, imported trace names");
+  app.add_option("--passes", cli.passes, "passes per workload and setup (pass 1 cold)")
+      ->check(CLI::Range(1, 1000));
+  app.add_option("--json", cli.json, "write results as JSON");
+  app.add_option("--report", cli.report, "write a self-contained HTML report");
+  app.add_option("--seed", cli.seed, "seed for workloads and models");
+  app.add_option("--hdd-model", cli.hdd_model, "HDD profile (hdd7200, hdd5400, hdd10k)");
+  app.add_option("--ssd-model", cli.ssd_model, "SSD profile (sata-ssd, nvme)");
+  app.add_option("--profiles", cli.profiles, "device profiles JSON (default: built in)");
+  app.add_option("--cache-size", cli.cache_size, "SSD size of the wt/wb caches, e.g. 2G");
+  app.add_option("--test-size", cli.test_size,
+                 "CrystalDiskMark/AS SSD test area, e.g. 1G (cdm-large uses twice the cache)");
+  app.add_option("--idle", cli.idle_seconds, "idle seconds between passes (cleaning, destaging)")
+      ->check(CLI::Range(0.0, 3600.0));
+  app.add_option("--trace", cli.traces, "import a trace as a workload: NAME=FORMAT:FILE with "
+                                        "FORMAT blkparse, fio or msr");
+  app.add_flag("--list", cli.list, "list the selected workloads and exit");
+  CLI11_PARSE(app, argc, argv);
+  return tiercache::bench::Run(cli);
+}

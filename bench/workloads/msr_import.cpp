@@ -1,0 +1,59 @@
+// MSR Cambridge CSV -> Trace (see trace_import.h).
+#include <cctype>
+
+#include "bench/workloads/text_fields.h"
+#include "bench/workloads/trace_import.h"
+
+namespace tiercache::bench {
+namespace {
+
+constexpr int64_t kTickNs = 100;  // Windows filetime unit
+
+bool EqualsNoCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+Result<Trace> ParseMsrCsv(std::string_view text, std::string name, const ImportOptions& options) {
+  std::vector<TimedRequest> requests;
+  std::optional<uint64_t> first_ts;
+  auto lines = SplitLines(text);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].empty()) continue;
+    auto f = SplitChar(lines[i], ',');
+    const std::string where = "MSR CSV line " + std::to_string(i + 1);
+    if (f.size() != 7) return Status::InvalidArgument(where + ": expected 7 fields");
+    auto ts = ParseU64(f[0]);
+    auto offset = ParseU64(f[4]);
+    auto size = ParseU64(f[5]);
+    auto response = ParseU64(f[6]);
+    if (!ts || !offset || !size || !response) {
+      if (i == 0) continue;  // a header line
+      return Status::InvalidArgument(where + ": bad number");
+    }
+    if (!options.device.empty() && f[2] != options.device) continue;
+    TraceOp op;
+    if (EqualsNoCase(f[3], "read")) {
+      op = TraceOp::kRead;
+    } else if (EqualsNoCase(f[3], "write")) {
+      op = TraceOp::kWrite;
+    } else {
+      return Status::InvalidArgument(where + ": Type must be Read or Write");
+    }
+    if (!first_ts) first_ts = *ts;
+    const Nanos issue(static_cast<int64_t>(*ts - std::min(*ts, *first_ts)) * kTickNs);
+    requests.push_back(TimedRequest{op, *offset, *size, issue,
+                                    issue + Nanos(static_cast<int64_t>(*response) * kTickNs)});
+  }
+  if (requests.empty()) return Status::InvalidArgument("no requests in MSR CSV");
+  return ToTrace(std::move(name), std::move(requests), options);
+}
+
+}  // namespace tiercache::bench
