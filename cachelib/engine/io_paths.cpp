@@ -71,4 +71,34 @@ void InvalidateClean(CacheLine& line, const SectorBits& mask) {
   line.valid &= ~(mask & ~line.dirty);
 }
 
+CacheLine* LookupOrAdmit(Request& req, const Segment& seg, Shard& shard) {
+  Engine& e = req.engine;
+  CacheLine* line = shard.lookup(seg.core_line);
+  if (line != nullptr) {
+    shard.touch(*line);
+    return line;
+  }
+  req.all_cached = false;
+  if (!e.admission->admit({seg.core_line, req.offset, req.length, true})) return nullptr;
+  return e.allocate_line(shard, seg.core_line);
+}
+
+void FinishCoreAndSsdWrite(Request& req, const Segment& seg, bool on_ssd, uint32_t line_id,
+                           Status status) {
+  Engine& e = req.engine;
+  if (on_ssd) {
+    Shard& shard = e.shard_for(seg.core_line);
+    std::lock_guard lock(shard.mu);
+    CacheLine& line = shard.line(line_id);
+    ++line.write_gen;
+    if (status.ok()) {
+      line.valid |= seg.mask();
+    } else {
+      InvalidateClean(line, seg.mask());
+    }
+  }
+  UnlockLine(e, seg.core_line, true);
+  req.segment_done(std::move(status));
+}
+
 }  // namespace tiercache

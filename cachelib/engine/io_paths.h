@@ -58,4 +58,14 @@ void SsdReadSectors(Engine& e, uint32_t line_id, uint32_t first, uint32_t count,
 // REQUIRES shard.mu. Drops the clean copies of `mask` sectors (dirty ones stay).
 void InvalidateClean(CacheLine& line, const SectorBits& mask);
 
+// REQUIRES shard.mu. The segment's line, touched; or, on a miss, a new line if admission agrees
+// and one can be had (else nullptr). A miss clears req.all_cached.
+CacheLine* LookupOrAdmit(Request& req, const Segment& seg, Shard& shard);
+
+// Completion of a write that went to the core and, when `on_ssd`, also to the SSD copy of the
+// segment in line `line_id`: marks those sectors valid (or drops clean copies on error), releases
+// the exclusive lock and finishes the segment.
+void FinishCoreAndSsdWrite(Request& req, const Segment& seg, bool on_ssd, uint32_t line_id,
+                           Status status);
+
 }  // namespace tiercache

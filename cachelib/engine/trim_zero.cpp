@@ -53,20 +53,7 @@ void ZeroLocked(Request& req, const Segment& seg) {
     }
   }
   auto join = IoJoin::Make([&req, seg, keep, line_id](Status s) {
-    Engine& e = req.engine;
-    if (keep) {
-      Shard& sh = e.shard_for(seg.core_line);
-      std::lock_guard lock(sh.mu);
-      CacheLine& l = sh.line(line_id);
-      ++l.write_gen;
-      if (s.ok()) {
-        l.valid |= seg.mask();
-      } else {
-        InvalidateClean(l, seg.mask());
-      }
-    }
-    UnlockLine(e, seg.core_line, true);
-    req.segment_done(std::move(s));
+    FinishCoreAndSsdWrite(req, seg, keep, line_id, std::move(s));
   });
   EngineCounters::add(e.counters.bytes_written_core, seg.bytes());
   e.core.write_zeroes(seg.core_offset(e.line_size), seg.bytes(), {}, join->add());

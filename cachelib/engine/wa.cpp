@@ -22,20 +22,7 @@ void WaLocked(Request& req, const Segment& seg) {
   }
   if (!keep) req.bypassed = true;
   auto join = IoJoin::Make([&req, seg, keep, line_id](Status s) {
-    Engine& e = req.engine;
-    if (keep) {
-      Shard& sh = e.shard_for(seg.core_line);
-      std::lock_guard lock(sh.mu);
-      CacheLine& l = sh.line(line_id);
-      ++l.write_gen;
-      if (s.ok()) {
-        l.valid |= seg.mask();
-      } else {
-        InvalidateClean(l, seg.mask());
-      }
-    }
-    UnlockLine(e, seg.core_line, true);
-    req.segment_done(std::move(s));
+    FinishCoreAndSsdWrite(req, seg, keep, line_id, std::move(s));
   });
   const std::byte* src = req.write_buf + seg.buf_offset;
   EngineCounters::add(e.counters.bytes_written_core, seg.bytes());

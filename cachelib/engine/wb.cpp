@@ -14,15 +14,7 @@ void WbLocked(Request& req, const Segment& seg) {
   CacheLine* line;
   {
     std::lock_guard lock(shard.mu);
-    line = shard.lookup(seg.core_line);
-    if (line == nullptr) {
-      req.all_cached = false;
-      if (e.admission->admit({seg.core_line, req.offset, req.length, true})) {
-        line = e.allocate_line(shard, seg.core_line);
-      }
-    } else {
-      shard.touch(*line);
-    }
+    line = LookupOrAdmit(req, seg, shard);
   }
   const std::byte* src = req.write_buf + seg.buf_offset;
   if (line == nullptr) {

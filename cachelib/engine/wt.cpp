@@ -12,33 +12,12 @@ void WtLocked(Request& req, const Segment& seg) {
   CacheLine* line;
   {
     std::lock_guard lock(shard.mu);
-    line = shard.lookup(seg.core_line);
-    if (line == nullptr) {
-      req.all_cached = false;
-      if (e.admission->admit({seg.core_line, req.offset, req.length, true})) {
-        line = e.allocate_line(shard, seg.core_line);
-      }
-    } else {
-      shard.touch(*line);
-    }
+    line = LookupOrAdmit(req, seg, shard);
   }
   const bool cached = line != nullptr;
   const uint32_t line_id = cached ? line->id : 0;
   auto join = IoJoin::Make([&req, seg, cached, line_id](Status s) {
-    Engine& e = req.engine;
-    if (cached) {
-      Shard& sh = e.shard_for(seg.core_line);
-      std::lock_guard lock(sh.mu);
-      CacheLine& l = sh.line(line_id);
-      ++l.write_gen;
-      if (s.ok()) {
-        l.valid |= seg.mask();
-      } else {
-        InvalidateClean(l, seg.mask());
-      }
-    }
-    UnlockLine(e, seg.core_line, true);
-    req.segment_done(std::move(s));
+    FinishCoreAndSsdWrite(req, seg, cached, line_id, std::move(s));
   });
   const std::byte* src = req.write_buf + seg.buf_offset;
   EngineCounters::add(e.counters.bytes_written_core, seg.bytes());
