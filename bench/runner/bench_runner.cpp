@@ -1,6 +1,8 @@
 #include "bench/runner/bench_runner.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 
 namespace tiercache::bench {
 namespace {
@@ -58,10 +60,11 @@ ReplayStats ReplayOnce(LoopDriver& driver, Device& device, const Trace& trace, u
 Result<BenchResults> BenchRunner::run(const std::vector<WorkloadSpec>& workloads,
                                       const Progress& progress) {
   if (config_.passes < 1) return Status::InvalidArgument("--passes must be >= 1");
+  if (config_.fio_runtime_seconds <= 0) return Status::InvalidArgument("fio runtime must be > 0");
   for (const auto& s : config_.setups) {
     const auto& names = BenchSetup::Names();
     if (std::find(names.begin(), names.end(), s) == names.end() && s != "nbdkit-cache") {
-      return Status::InvalidArgument("unknown setup '" + s + "' (hdd, ssd, wt, wb)");
+      return Status::InvalidArgument("unknown setup '" + s + "' (hdd, ssd, wt, wb, nbdkit-cache)");
     }
   }
   auto hdd = profiles_.find(config_.hdd_profile);
@@ -80,12 +83,38 @@ Result<BenchResults> BenchRunner::run(const std::vector<WorkloadSpec>& workloads
   results.hdd_profile = config_.hdd_profile;
   results.ssd_profile = config_.ssd_profile;
   results.cache_bytes = config_.cache_bytes;
+  char work[] = "/tmp/tiercache-bench.XXXXXX";
+  if (config_.realtime) {
+    if (mkdtemp(work) == nullptr) return Status::IoError("cannot create a directory in /tmp");
+    config_.fio.work_dir = work;
+  }
   for (const WorkloadSpec& w : workloads) {
     WorkloadResult wr{w.name, w.metric, w.description, {}};
-    for (const auto& s : config_.setups) wr.setups.push_back(run_setup(w, s, progress));
+    for (const auto& s : config_.setups) {
+      const bool fio = config_.realtime && w.test.has_value();
+      wr.setups.push_back(fio ? run_fio_setup(w, s, progress) : run_setup(w, s, progress));
+    }
     results.workloads.push_back(std::move(wr));
   }
+  if (config_.realtime) {
+    std::error_code ignored;
+    std::filesystem::remove_all(work, ignored);
+  }
   return results;
+}
+
+SetupResult BenchRunner::run_fio_setup(const WorkloadSpec& workload, const std::string& name,
+                                       const Progress& progress) {
+  FioRunConfig c = config_.fio;
+  c.hdd_profile = config_.hdd_profile;
+  c.ssd_profile = config_.ssd_profile;
+  c.cache_bytes = config_.cache_bytes;
+  c.passes = config_.passes;
+  c.runtime_seconds = config_.fio_runtime_seconds;
+  FioSetupRunner runner(c);
+  return runner.run(workload, name, [&](uint32_t pass) {
+    if (progress) progress(workload.name, name, pass);
+  });
 }
 
 SetupResult BenchRunner::run_setup(const WorkloadSpec& workload, const std::string& name,

@@ -1,5 +1,7 @@
 // BenchRunner: runs every selected workload on every selected setup for N passes (pass 1 cold:
 // each workload gets freshly built setups), in virtual time by default, and collects BenchResults.
+// In real time the synthetic tests run through fio against real processes (FioSetupRunner) and
+// the traces replay in-process on the models in real time.
 // Between passes the loop idles (virtual or real time) so that caches can clean and disks destage,
 // as between the reviewers' runs. Not thread-safe; one run at a time.
 #pragma once
@@ -10,6 +12,7 @@
 
 #include "bench/models/model_profiles.h"
 #include "bench/runner/bench_setup.h"
+#include "bench/runner/fio_setup_runner.h"
 #include "bench/runner/bench_results.h"
 #include "bench/runner/workload_catalog.h"
 #include "bench/workloads/replayer.h"
@@ -26,6 +29,9 @@ struct BenchConfig {
   uint64_t cache_bytes = 2ull << 30;   // SSD size of the wt/wb caches
   uint32_t line_size = 64 * 1024;      // cache line size
   Nanos idle_between_passes = std::chrono::seconds(5);
+  // Real time: synthetic tests run through fio against real processes (fio_setup_runner.h).
+  double fio_runtime_seconds = 5;  // fio runtime per pass; > 0
+  FioRunConfig fio = FioRunConfig::Defaults();  // work_dir is made per run
 };
 
 class BenchRunner {
@@ -44,6 +50,8 @@ class BenchRunner {
  private:
   SetupResult run_setup(const WorkloadSpec& workload, const std::string& setup,
                         const Progress& progress);
+  SetupResult run_fio_setup(const WorkloadSpec& workload, const std::string& setup,
+                            const Progress& progress);
 
   BenchConfig config_;
   ModelProfiles profiles_;

@@ -111,6 +111,31 @@ TEST(BenchRunnerTest, BootWarmCachesReachTheTargets) {
               Warm(boot, "wt"), Warm(boot, "wb"));
 }
 
+TEST(BenchRunnerTest, RecordedAppLaunchReplaysOnEverySetup) {
+  // bench/traces/realapp.iolog: 1083 requests (1015 reads, 51 writes, 17 flushes), 39.6 MB read.
+  auto r = RunBench("realapp", {"hdd", "ssd", "wt", "wb"}, 2, 256ull << 20);
+  const WorkloadResult& w = r.workloads[0];
+  EXPECT_EQ(w.name, "realapp");
+  EXPECT_EQ(w.metric, "seconds");
+  for (const SetupResult& s : w.setups) {
+    for (const PassResult& p : s.passes) {
+      EXPECT_EQ(p.ops, 1083u) << s.name;
+      EXPECT_EQ(p.bytes_read, 39571456u) << s.name;
+      EXPECT_EQ(p.bytes_written, 1380352u) << s.name;
+      EXPECT_EQ(p.errors, 0u) << s.name;
+    }
+  }
+  // The second launch finds the tree in the cache: warm wt and wb beat the HDD.
+  for (const char* mode : {"wt", "wb"}) {
+    EXPECT_LT(w.setup(mode)->passes[1].seconds, 0.5 * w.setup(mode)->passes[0].seconds) << mode;
+    EXPECT_LE(Warm(w, mode) * 4, Warm(w, "hdd")) << mode;
+  }
+  auto traces = WorkloadCatalog(CatalogOptions{}).select("traces");
+  ASSERT_TRUE(traces.ok());
+  ASSERT_EQ(traces->size(), 4u);
+  EXPECT_EQ((*traces)[3].name, "realapp");
+}
+
 TEST(BenchRunnerTest, WorkingSetLargerThanTheCacheGainsLittle) {
   // cdm-large: a 256 MiB test area through a 128 MiB cache.
   auto r = RunBench("cdm-large:RND4K-Q1T1-read", {"hdd", "wt"}, 3);

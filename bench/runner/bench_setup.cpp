@@ -123,7 +123,9 @@ Result<std::unique_ptr<BenchSetup>> MakeSetup(std::string_view name, const Setup
     return std::unique_ptr<BenchSetup>(std::move(setup));
   }
   if (name == "nbdkit-cache") {
-    return Status::NotSupported("setup nbdkit-cache runs only with --realtime (not built yet)");
+    return Status::NotSupported(
+        "setup nbdkit-cache runs only with --realtime and only the synthetic tests (fio against "
+        "nbdkit's cache filter); traces replay in-process, where nbdkit cannot run");
   }
   return Status::InvalidArgument("unknown setup '" + std::string(name) +
                                  "' (hdd, ssd, wt, wb)");

@@ -26,6 +26,7 @@ struct Cli {
   uint32_t passes = 5;
   uint64_t seed = 1;
   double idle_seconds = 5;
+  double fio_runtime = 0;  // 0: 5 s, 1 s with --quick
 };
 
 // "512M", "2G", "1GiB", "4096" -> bytes (binary units).
@@ -62,6 +63,7 @@ void ConfigureQuick(CatalogOptions* catalog, BenchConfig* config) {
   catalog->large_area_bytes = 1ull << 30;
   catalog->random_ops = 2048;
   config->cache_bytes = 512ull << 20;
+  config->fio_runtime_seconds = 1;
 }
 
 Status BuildConfig(const Cli& cli, BenchConfig* config, CatalogOptions* copts) {
@@ -72,6 +74,7 @@ Status BuildConfig(const Cli& cli, BenchConfig* config, CatalogOptions* copts) {
   config->hdd_profile = cli.hdd_model;
   config->ssd_profile = cli.ssd_model;
   config->idle_between_passes = Nanos(static_cast<int64_t>(cli.idle_seconds * 1e9));
+  if (cli.fio_runtime > 0) config->fio_runtime_seconds = cli.fio_runtime;
   if (!cli.setups.empty()) config->setups = cli.setups;
   if (!cli.cache_size.empty()) {
     auto size = ParseSize(cli.cache_size);
@@ -153,9 +156,12 @@ int main(int argc, char** argv) {
   app.add_flag("--quick", cli.quick, "smaller workloads and cache (for make demo)");
   auto* rt = app.add_flag("--realtime", cli.realtime, "run the device models in real time");
   app.add_flag("--virtual", cli.virtual_time, "virtual time (default)")->excludes(rt);
-  app.add_option("--setups", cli.setups, "hdd, ssd, wt, wb (default: all)")->delimiter(',');
+  app.add_option("--setups", cli.setups,
+                 "hdd, ssd, wt, wb (default: all), nbdkit-cache (--realtime synthetic tests)")
+      ->delimiter(',');
   app.add_option("--workloads", cli.workloads,
-                 "comma list: boot, applaunch, gameload, traces, cdm, asssd, cdm-large, all, "
+                 "comma list: boot, applaunch, gameload, realapp, realapp-install, traces, cdm, "
+                 "asssd, cdm-large, all, "
                  "cdm:RND4K-Q32T1-read style names, imported trace names");
   app.add_option("--passes", cli.passes, "passes per workload and setup (pass 1 cold)")
       ->check(CLI::Range(1, 1000));
@@ -170,6 +176,9 @@ int main(int argc, char** argv) {
                  "CrystalDiskMark/AS SSD test area, e.g. 1G (cdm-large uses twice the cache)");
   app.add_option("--idle", cli.idle_seconds, "idle seconds between passes (cleaning, destaging)")
       ->check(CLI::Range(0.0, 3600.0));
+  app.add_option("--fio-runtime", cli.fio_runtime,
+                 "--realtime: seconds per fio pass of a synthetic test (default 5, 1 with --quick)")
+      ->check(CLI::Range(0.1, 3600.0));
   app.add_option("--trace", cli.traces, "import a trace as a workload: NAME=FORMAT:FILE with "
                                         "FORMAT blkparse, fio or msr");
   app.add_flag("--list", cli.list, "list the selected workloads and exit");

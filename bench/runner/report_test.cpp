@@ -68,10 +68,10 @@ TEST(ReportTest, JsonHasTheScriptShape) {
 TEST(ReportTest, TextTableShowsPassesSpeedupHitRatioAndSsdWrites) {
   const std::string t = FormatTextReport(Sample());
   EXPECT_NE(t.find("== boot  (seconds, lower is better)"), std::string::npos) << t;
-  EXPECT_NE(t.find("wt           40.00     8.000    5.00x   99.5%       300 MB"), std::string::npos)
+  EXPECT_NE(t.find("wt               40.00     8.000    5.00x   99.5%       300 MB"), std::string::npos)
       << t;
-  EXPECT_NE(t.find("hdd          40.00     40.00    1.00x       -"), std::string::npos) << t;
-  EXPECT_NE(t.find("wb        error: NotSupported: no engine"), std::string::npos) << t;
+  EXPECT_NE(t.find("hdd              40.00     40.00    1.00x       -"), std::string::npos) << t;
+  EXPECT_NE(t.find("wb            error: NotSupported: no engine"), std::string::npos) << t;
   EXPECT_NE(t.find("== cdm:SEQ1M-Q8T1-read  (MB/s, higher is better)"), std::string::npos) << t;
 }
 

@@ -22,11 +22,11 @@ uint64_t SsdWritten(const SetupResult& s) {
 void FormatWorkload(const WorkloadResult& w, uint32_t passes, std::ostringstream& out) {
   out << "== " << w.name << "  (" << MetricUnit(w) << ")";
   if (!w.description.empty()) out << "  " << w.description;
-  out << "\n" << Pad("setup", 8, false);
+  out << "\n" << Pad("setup", 12, false);
   for (uint32_t p = 1; p <= passes; ++p) out << Pad("pass " + std::to_string(p), 10);
   out << Pad("vs hdd", 9) << Pad("hit", 8) << Pad("SSD written", 13) << "\n";
   for (const SetupResult& s : w.setups) {
-    out << Pad(s.name, 8, false);
+    out << Pad(s.name, 12, false);
     if (!s.error.empty()) {
       out << "  error: " << s.error << "\n";
       continue;

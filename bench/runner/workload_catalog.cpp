@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "bench/workloads/recorded_traces.h"
 #include "bench/workloads/synthetic_traces.h"
 #include "bench/workloads/text_fields.h"
 
@@ -32,12 +33,13 @@ std::vector<std::string> WorkloadCatalog::expand(const std::string& item) const 
     for (const auto& t : tests) out.push_back(t.name);
     return out;
   };
-  if (item == "traces") return {"boot", "applaunch", "gameload"};
+  if (item == "traces") return {"boot", "applaunch", "gameload", "realapp"};
   if (item == "cdm") return names(CrystalDiskMarkTests("cdm"));
   if (item == "cdm-large") return names(CrystalDiskMarkTests("cdm-large"));
   if (item == "asssd") return names(AsSsdTests());
   if (item == "all") {
     std::vector<std::string> out = {"boot", "applaunch", "gameload"};
+    for (const RecordedTrace& t : RecordedTraces()) out.emplace_back(t.name);
     for (const auto& group : {"cdm", "asssd", "cdm-large"}) {
       for (auto& n : expand(group)) out.push_back(n);
     }
@@ -69,6 +71,12 @@ Result<WorkloadSpec> WorkloadCatalog::make(const std::string& name) const {
   if (auto it = traces_.find(name); it != traces_.end()) {
     return FixedTrace(it->second, "imported trace");
   }
+  for (const RecordedTrace& r : RecordedTraces()) {
+    if (r.name != name) continue;
+    auto t = LoadRecordedTrace(name);
+    if (!t.ok()) return t.status();
+    return FixedTrace(std::move(t).value(), std::string(r.description));
+  }
   const uint64_t seed = options_.seed;
   if (name == "boot") {
     BootTraceParams p;
@@ -87,9 +95,10 @@ Result<WorkloadSpec> WorkloadCatalog::make(const std::string& name) const {
   }
   auto test = ParseSyntheticTest(name);
   if (!test.ok()) {
-    return Status::InvalidArgument("unknown workload '" + name +
-                                   "' (boot, applaunch, gameload, cdm, asssd, cdm-large, all, "
-                                   "cdm:RND4K-Q32T1-read style names or an imported trace)");
+    return Status::InvalidArgument(
+        "unknown workload '" + name +
+        "' (boot, applaunch, gameload, realapp, realapp-install, cdm, asssd, cdm-large, all, "
+        "cdm:RND4K-Q32T1-read style names or an imported trace)");
   }
   return synthetic(test.value());
 }
@@ -113,6 +122,8 @@ WorkloadSpec WorkloadCatalog::synthetic(const SyntheticTest& test) const {
     return MakeSyntheticTrace(test, area, seed, pass);
   };
   w.preparation = MakePreparationTrace(area);
+  w.test = test;
+  w.area_bytes = area.bytes;
   return w;
 }
 

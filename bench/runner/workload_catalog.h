@@ -1,5 +1,5 @@
 // WorkloadCatalog: turns --workloads selections into WorkloadSpecs: the synthetic traces (boot,
-// applaunch, gameload), CrystalDiskMark tests (cdm:...), AS SSD 4K-64Thrd (asssd:...), the
+// applaunch, gameload), the recorded traces (realapp, realapp-install), CrystalDiskMark tests (cdm:...), AS SSD 4K-64Thrd (asssd:...), the
 // larger-than-cache variant (cdm-large:...), and imported trace files. Each spec makes the trace of
 // every pass and, for synthetic tests, the preparation that creates the test file.
 // Immutable after construction; thread-safe.
@@ -22,6 +22,8 @@ struct WorkloadSpec {
   std::string description;
   std::function<Trace(uint32_t pass)> make_pass;  // pass 1..N
   std::optional<Trace> preparation;               // run once before pass 1, not measured
+  std::optional<SyntheticTest> test;  // synthetic tests: what --realtime runs through fio
+  uint64_t area_bytes = 0;            // synthetic tests: the test area's size
 };
 
 struct CatalogOptions {
@@ -40,7 +42,7 @@ class WorkloadCatalog {
   // Adds an imported trace as a workload of that name (replayed identically every pass).
   void add_trace(Trace trace);
 
-  // Expands a comma-separated selection: names, groups ("traces" = boot,applaunch,gameload;
+  // Expands a comma-separated selection: names, groups ("traces" = boot,applaunch,gameload,realapp;
   // "cdm"; "asssd"; "cdm-large"; "all"), parseable synthetic names (cdm:RND4K-Q32T16-read) and
   // imported trace names. Duplicates are dropped; order is kept. InvalidArgument for unknown names.
   Result<std::vector<WorkloadSpec>> select(const std::string& selection) const;

@@ -31,7 +31,12 @@ Result<Trace> ParseFioIolog(std::string_view text, std::string name,
     if (version == 3 && !w.empty()) w.erase(w.begin());  // the timestamp
     if (w.size() != 2 && w.size() != 4) continue;  // blank or not an action line
     if (!options.device.empty() && w[0] != options.device) continue;
-    if (w.size() == 2) continue;  // add / open / close
+    if (w.size() == 2) {
+      // add / open / close; `tiercached --record` writes flushes without offset and length.
+      if (w[1] != "sync" && w[1] != "datasync") continue;
+      w.push_back("0");
+      w.push_back("0");
+    }
     auto offset = ParseU64(w[2]);
     auto length = ParseU64(w[3]);
     if (!offset || !length) {

@@ -97,6 +97,20 @@ TEST(FioIologImportTest, Version3AsFioWritesItAtQueueDepth) {
   EXPECT_NE(bad.status().message().find("frobnicate"), std::string::npos);
 }
 
+TEST(FioIologImportTest, TiercachedRecordFlushesWithoutExtent) {
+  // `tiercached --record` writes "sync" without offset and length.
+  auto t = ParseFioIolog(
+      "fio version 3 iolog\n0 volume add\n0 volume open\n3 volume write 4096 8192\n"
+      "4 volume sync\n5 volume read 0 4096\n9 volume close\n",
+      "rec");
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ(t->records, (std::vector<TraceRecord>{
+                            {TraceOp::kWrite, 4096, 8192, -1, Nanos(0)},
+                            {TraceOp::kFlush, 0, 0, 0, Nanos(0)},
+                            {TraceOp::kRead, 0, 4096, 1, Nanos(0)},
+                        }));
+}
+
 TEST(MsrImportTest, FiletimeTicksAndResponseTimes) {
   const char* csv =
       "128166372003061629,hm,1,Read,7014609920,24576,41286\n"

@@ -19,20 +19,17 @@ TraceRecorder::TraceRecorder(Device& target, std::FILE* out, const Clock& clock)
 
 TraceRecorder::~TraceRecorder() {
   std::lock_guard lock(mu_);
-  std::fprintf(out_, "%" PRId64 " volume close\n",
-               int64_t((clock_.now() - start_).count() / 1'000'000));
+  std::fprintf(out_, "%" PRId64 " volume close\n", int64_t((clock_.now() - start_).count()));
   std::fclose(out_);
 }
 
 void TraceRecorder::log(const char* action, uint64_t offset, uint64_t length) {
-  int64_t ms = (clock_.now() - start_).count() / 1'000'000;
+  // Nanoseconds since the start, as fio writes v3 logs; I/O actions always carry offset and
+  // length (fio's parser wants both even for sync).
+  int64_t ns = (clock_.now() - start_).count();
   std::lock_guard lock(mu_);
-  if (length == 0) {
-    std::fprintf(out_, "%" PRId64 " volume %s\n", ms, action);
-  } else {
-    std::fprintf(out_, "%" PRId64 " volume %s %" PRIu64 " %" PRIu64 "\n", ms, action, offset,
-                 length);
-  }
+  std::fprintf(out_, "%" PRId64 " volume %s %" PRIu64 " %" PRIu64 "\n", ns, action, offset,
+               length);
 }
 
 void TraceRecorder::read_impl(uint64_t offset, std::span<std::byte> buf, IoCallback cb) {

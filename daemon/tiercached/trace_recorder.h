@@ -1,5 +1,5 @@
 // TraceRecorder: a DeviceWrapper that logs every client request, as submitted, to a fio iolog v3
-// file (`<ms> volume read|write|trim|sync <offset> <length>`), for `tiercached --record FILE`.
+// file (`<ns> volume read|write|trim|sync <offset> <length>`), for `tiercached --record FILE`.
 // Such a trace replays with fio (--read_iolog) and imports into `tiercache bench` (fio importer).
 // Does not own the target. Thread-safe (one mutex around a buffered stream).
 #pragma once
