@@ -14,7 +14,7 @@ namespace tiercache {
 namespace {
 
 #if defined(__SANITIZE_ADDRESS__)
-constexpr uint64_t kDefaultOps = 300'000;
+constexpr uint64_t kDefaultOps = 150'000;
 #else
 constexpr uint64_t kDefaultOps = 2'000'000;
 #endif

@@ -43,9 +43,16 @@ std::vector<std::string> ListControlSockets() {
 }
 
 Status EnsureRunDirectory() {
+  // Like mkdir -p: a minimal system (an initramfs, a container) may not even have /run.
   std::string dir = RunDirectory();
-  if (mkdir(dir.c_str(), 0700) == 0 || errno == EEXIST) return Status::Ok();
-  return Status::FromErrno(errno, "mkdir " + dir);
+  for (size_t slash = dir.find('/', 1); ; slash = dir.find('/', slash + 1)) {
+    std::string part = dir.substr(0, slash);
+    bool last = slash == std::string::npos;
+    if (mkdir(part.c_str(), last ? 0700 : 0755) != 0 && errno != EEXIST) {
+      return Status::FromErrno(errno, "mkdir " + part);
+    }
+    if (last) return Status::Ok();
+  }
 }
 
 }  // namespace tiercache

@@ -49,6 +49,14 @@ TEST_F(ControlPathsTest, ListsOnlyControlSocketsSorted) {
   EXPECT_TRUE(ListControlSockets().empty());
   ASSERT_TRUE(EnsureRunDirectory().ok());
   EXPECT_TRUE(std::filesystem::is_directory(dir));
+  // Missing parents are created too (a minimal system may lack /run).
+  setenv("TIERCACHE_RUN_DIR", (dir + "/run/tiercache").c_str(), 1);
+  ASSERT_TRUE(EnsureRunDirectory().ok());
+  EXPECT_TRUE(std::filesystem::is_directory(dir + "/run/tiercache"));
+  EXPECT_EQ(std::filesystem::status(dir + "/run/tiercache").permissions() &
+                std::filesystem::perms::all,
+            std::filesystem::perms::owner_all);
+  setenv("TIERCACHE_RUN_DIR", dir.c_str(), 1);
   std::filesystem::remove_all(dir);
 }
 
