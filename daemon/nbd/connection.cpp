@@ -219,7 +219,7 @@ bool Connection::StartRequest() {
     return true;
   }
   if (current_.status.ok()) {
-    payload_ = IoBuffer::Allocate(current_.payload);
+    payload_ = IoBuffer::AllocateAligned(0, current_.payload);  // O_DIRECT-ready WRITE data
     payload_done_ = 0;
     rx_ = Rx::kPayload;
   } else {

@@ -58,7 +58,7 @@ IoCallback RequestExecutor::ReplyWithStatus(std::unique_ptr<Pending> p) {
 
 void RequestExecutor::Read(std::unique_ptr<Pending> p) {
   const size_t header = ReadReplyHeaderSize(structured_);
-  p->buf = IoBuffer::Allocate(header + p->cmd.length);
+  p->buf = IoBuffer::AllocateAligned(header, p->cmd.length);
   std::span<std::byte> data = p->buf.span().subspan(header);
   uint64_t offset = p->cmd.offset;
   device_.read(offset, data, [raw = p.release()](Status s) {
