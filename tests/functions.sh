@@ -113,3 +113,100 @@ start_nbd_test_server() {
   NBD_URI="nbd+unix:///?socket=$NBD_SOCKET"
   start_server "$NBD_SOCKET" "$NBD_TEST_SERVER" --socket "$NBD_SOCKET" "$@"
 }
+
+# --- tiercached (tests/e2e/test-tiercached-*.sh) -----------------------------------------
+#   make_cache SSD SSD_SIZE HDD HDD_SIZE [CREATE ARGS...]
+#                            create both files and format SSD with `tiercache create`
+#   start_tiercached SSD [ARGS...]
+#                            run `tiercached --foreground` on SSD in the background, wait until
+#                            its pidfile says it is ready (both sockets listen); sets TC_PID,
+#                            TC_SOCKET, TC_URI, TC_CONTROL; stopped by cleanup if still running
+#   stop_tiercached          `tiercache stop`, then fail unless the daemon exits with status 0
+#   wait_exit_status PID     wait (bounded) for background child PID; sets EXIT_STATUS
+#   tc_cli VERB [ARGS...]    `tiercache VERB --control $TC_CONTROL ARGS...`
+#   tc_stat FIELD            one counter of `tiercache stats --json`
+# Sockets live in $TIERCACHE_RUN_DIR, private to the test.
+TIERCACHED="$TIERCACHE_BUILD_DIR/daemon/tiercached/tiercached"
+TIERCACHE_CLI="$TIERCACHE_BUILD_DIR/tools/tiercache"
+export TIERCACHE_RUN_DIR="$TEST_TMP/run"
+TC_PID=""
+
+make_cache() {
+  local ssd="$1" ssd_size="$2" hdd="$3" hdd_size="$4"
+  shift 4
+  requires test -x "$TIERCACHE_CLI"
+  truncate -s "$ssd_size" "$ssd"
+  truncate -s "$hdd_size" "$hdd"
+  "$TIERCACHE_CLI" create --cache "$ssd" --core "$hdd" "$@" >/dev/null ||
+    fail "tiercache create --cache $ssd --core $hdd $*"
+}
+
+_stop_tiercached_at_exit() {
+  if [ -n "$TC_PID" ]; then stop_server "$TC_PID"; fi
+}
+cleanup_fn _stop_tiercached_at_exit
+
+start_tiercached() {
+  requires test -x "$TIERCACHED"
+  local cache="$1"
+  shift
+  [ -z "$TC_PID" ] || fail "start_tiercached: tiercached $TC_PID still running"
+  local name
+  name="$(basename "$cache")"
+  TC_SOCKET="$TIERCACHE_RUN_DIR/$name.sock"
+  TC_CONTROL="$TIERCACHE_RUN_DIR/$name.ctl"
+  TC_URI="nbd+unix:///?socket=$TC_SOCKET"
+  local pidfile="$TEST_TMP/tiercached-$name.pid"
+  rm -f "$pidfile"
+  "$TIERCACHED" --cache "$cache" --foreground --pidfile "$pidfile" "$@" &
+  TC_PID=$!
+  local i
+  for ((i = 0; i < 300; i++)); do
+    if ! kill -0 "$TC_PID" 2>/dev/null; then
+      TC_PID=""
+      fail "tiercached exited during startup: --cache $cache $*"
+    fi
+    if [ "$(cat "$pidfile" 2>/dev/null)" = "$TC_PID" ]; then return 0; fi
+    sleep 0.1
+  done
+  fail "tiercached did not become ready: --cache $cache $*"
+}
+
+stop_tiercached() {
+  [ -n "$TC_PID" ] || fail "stop_tiercached: no tiercached running"
+  "$TIERCACHE_CLI" stop --control "$TC_CONTROL" >/dev/null || fail "tiercache stop failed"
+  local pid="$TC_PID"
+  TC_PID=""
+  wait_exit_status "$pid" || fail "tiercached $pid still running after tiercache stop"
+  [ "$EXIT_STATUS" -eq 0 ] || fail "tiercached exited with status $EXIT_STATUS after tiercache stop"
+}
+
+# Waits for background child PID to exit and sets EXIT_STATUS; returns 1 (after SIGKILL) if
+# it is still running after SHUTDOWN_TIMEOUT seconds. Not in a subshell: `wait` needs the
+# child's parent.
+wait_exit_status() {
+  local pid="$1" i
+  EXIT_STATUS=0
+  for ((i = 0; i < SHUTDOWN_TIMEOUT * 10; i++)); do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      wait "$pid" || EXIT_STATUS=$?
+      return 0
+    fi
+    sleep 0.1
+  done
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  return 1
+}
+
+tc_cli() {
+  local verb="$1"
+  shift
+  "$TIERCACHE_CLI" "$verb" --control "$TC_CONTROL" "$@"
+}
+
+tc_stat() {
+  local out
+  out="$(tc_cli stats --json)" || fail "tiercache stats --json"
+  jq -er ".stats.$1" <<<"$out" || fail "no counter $1 in: $out"
+}

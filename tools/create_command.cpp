@@ -9,6 +9,7 @@
 #include "daemon/control/unix_socket.h"
 #include "tools/exit_codes.h"
 #include "tools/size_parser.h"
+#include "cachelib/device/instance_lock.h"
 #include "tools/tool_devices.h"
 
 namespace tiercache {
@@ -85,6 +86,9 @@ int RunCreate(const CliOptions& given, CommandIo& io) {
                          kExitFailed);
   };
   if (Status s = CheckNotServed(o); !s.ok()) return fail(s);
+  // The daemon holds this lock whatever sockets it serves on; hold it while formatting.
+  Result<std::unique_ptr<InstanceLock>> lock = InstanceLock::Acquire(o.cache);
+  if (!lock.ok()) return fail(lock.status());
   Result<CoreIdentity> core = IdentifyCore(o.core);
   if (!core.ok()) return fail(core.status());
   if (Status s = CheckDistinct(o, *core); !s.ok()) return fail(s);

@@ -18,7 +18,7 @@
 #include "daemon/tiercached/cache_service.h"
 #include "daemon/tiercached/daemon_config.h"
 #include "daemon/tiercached/daemonizer.h"
-#include "daemon/tiercached/instance_lock.h"
+#include "cachelib/device/instance_lock.h"
 #include "daemon/tiercached/trace_recorder.h"
 
 namespace tiercache {

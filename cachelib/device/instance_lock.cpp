@@ -1,4 +1,4 @@
-#include "daemon/tiercached/instance_lock.h"
+#include "cachelib/device/instance_lock.h"
 
 #include <fcntl.h>
 #include <sys/file.h>

@@ -1,5 +1,6 @@
-// InstanceLock: an exclusive flock on the cache device, held for the daemon's life, so a second
-// tiercached (or `tiercache create --force`) on the same cache is refused instead of corrupting it.
+// InstanceLock: an exclusive flock on the cache device, held by tiercached for its life and by
+// `tiercache create` while it formats, so a second daemon, or a re-format of a served cache (on any
+// sockets), is refused instead of corrupting it.
 #pragma once
 
 #include <memory>

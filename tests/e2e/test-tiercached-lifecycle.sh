@@ -1,0 +1,226 @@
+#!/usr/bin/env bash
+# The daemon's life cycle: a detached start returns once it serves; a second daemon on the same
+# cache is refused (by any path to it) and the first keeps serving; SIGTERM with writes in
+# flight exits 0, keeps every acknowledged write and marks the cache clean; the restart is warm
+# (re-reads are exact hits); a wrong core is refused; `tiercache create` refuses a cache without
+# --force and a served cache even with --force; kill -9 in wb keeps everything written before
+# a FLUSH.
+set -euo pipefail
+source "$(dirname "$0")/../functions.sh"
+requires nbdsh --version
+requires nbdinfo --version
+requires jq --version
+
+cd "$TEST_TMP"
+SIZE=$((256 << 20))
+make_cache ssd.img 64M hdd.img "$SIZE" --mode wt
+TC_CONTROL="$TIERCACHE_RUN_DIR/ssd.img.ctl"
+DEFAULT_URI="nbd+unix:///?socket=$TIERCACHE_RUN_DIR/ssd.img.sock"
+
+# Waits for process $1 (not our child) to be gone.
+wait_gone() {
+  local i
+  for ((i = 0; i < SHUTDOWN_TIMEOUT * 10; i++)); do
+    kill -0 "$1" 2>/dev/null || return 0
+    [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ] || return 0
+    sleep 0.1
+  done
+  fail "process $1 still running"
+}
+
+expect_refused() {  # WHAT PATTERN CMD...: CMD fails and says PATTERN
+  local what="$1" pattern="$2" out rc=0
+  shift 2
+  out="$("$@" 2>&1)" || rc=$?
+  [ "$rc" != 0 ] || fail "$what: accepted: $out"
+  grep -q "$pattern" <<<"$out" || fail "$what: message does not say '$pattern': $out"
+}
+
+# --- detached start, second daemon refused ------------------------------------------------
+"$TIERCACHED" --cache ssd.img --pidfile daemon.pid || fail "detached start"
+pid="$(cat daemon.pid)"
+cleanup_fn "kill $pid 2>/dev/null || true"
+# No waiting: the start returned once both sockets listen.
+[ "$(nbdinfo --size "$DEFAULT_URI")" = "$SIZE" ] || fail "not serving after a detached start"
+[ "$(tc_cli status --json | jq -r .status.pid)" = "$pid" ] || fail "status pid"
+
+expect_refused "second daemon (foreground)" "in use" "$TIERCACHED" --cache ssd.img --foreground
+expect_refused "second daemon (detached)" "in use" "$TIERCACHED" --cache ssd.img
+ln -s ssd.img link.img
+expect_refused "second daemon (other path and sockets)" "in use" "$TIERCACHED" \
+    --cache "$TEST_TMP/link.img" --socket "$TEST_TMP/b.sock" --control "$TEST_TMP/b.ctl" --foreground
+[ ! -e "$TEST_TMP/b.sock" ] && [ ! -e "$TEST_TMP/b.ctl" ] || fail "refused daemon left sockets"
+# The first one still serves, on its own sockets.
+[ "$(nbdinfo --size "$DEFAULT_URI")" = "$SIZE" ] || fail "first daemon stopped serving"
+[ "$(tc_cli status --json | jq -r .status.pid)" = "$pid" ] || fail "status pid after refusals"
+expect_refused "create --force on a served cache" "in use" \
+    "$TIERCACHE_CLI" create --cache ssd.img --core hdd.img --force
+
+tc_cli stop >/dev/null || fail "tiercache stop"
+wait_gone "$pid"
+[ ! -e daemon.pid ] || fail "pidfile left behind"
+[ ! -e "$TIERCACHE_RUN_DIR/ssd.img.sock" ] || fail "NBD socket left behind"
+rc=0
+tc_cli status >/dev/null 2>&1 || rc=$?
+[ "$rc" = 3 ] || fail "tiercache status without a daemon: exit $rc, expected 3"
+
+# --- SIGTERM with writes in flight; warm restart ------------------------------------------
+start_tiercached ssd.img
+# 64 lines of random data, each read once; a second read of each is an exact hit.
+head -c $((4 << 20)) /dev/urandom >warm.bin
+nbdsh -u "$TC_URI" -c "
+data = open('warm.bin', 'rb').read()
+h.pwrite(data, 0)
+for i in range(64):
+    assert h.pread(65536, i * 65536) == data[i * 65536:(i + 1) * 65536]
+"
+reread_warm() {
+  nbdsh -u "$TC_URI" -c "
+data = open('warm.bin', 'rb').read()
+for i in range(64):
+    assert h.pread(65536, i * 65536) == data[i * 65536:(i + 1) * 65536], 'line %d' % i
+"
+}
+hits0="$(tc_stat read_hits)"
+misses0="$(tc_stat read_misses)"
+reread_warm
+[ "$(($(tc_stat read_hits) - hits0))" = 64 ] || fail "re-read before restart: not 64 hits"
+[ "$(tc_stat read_misses)" = "$misses0" ] || fail "re-read before restart: misses"
+
+python3 - "$TC_SOCKET" "$TC_PID" acked <<'EOF'
+import nbd, os, signal, sys
+sock, pid, acked_path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+CHUNK, BASE = 256 * 1024, 16 << 20
+h = nbd.NBD()
+h.connect_unix(sock)
+cookies = {h.aio_pwrite(bytes([i + 1]) * CHUNK, BASE + i * CHUNK): i for i in range(64)}
+acked, signalled = [], False
+while cookies and not h.aio_is_closed() and not h.aio_is_dead():
+    try:
+        h.poll(-1)
+    except nbd.Error:
+        break
+    for cookie in list(cookies):
+        try:
+            if h.aio_command_completed(cookie):
+                acked.append(cookies.pop(cookie))
+        except nbd.Error:
+            cookies.pop(cookie)  # failed: not acknowledged
+    if acked and not signalled:
+        os.kill(pid, signal.SIGTERM)  # the rest of the writes are still under way
+        signalled = True
+assert signalled, 'no write completed'
+open(acked_path, 'w').write(' '.join(map(str, acked)))
+print('SIGTERM after the first of %d acknowledged writes (of 64)' % len(acked))
+EOF
+wait_exit_status "$TC_PID" || fail "tiercached still running after SIGTERM"
+TC_PID=""
+[ "$EXIT_STATUS" = 0 ] || fail "tiercached exited with status $EXIT_STATUS after SIGTERM"
+check="$("$TIERCACHE_CLI" check --cache ssd.img --json)" || fail "tiercache check: $check"
+[ "$(jq -r '.ok, .clean_shutdown' <<<"$check" | tr '\n' ' ')" = "true true " ] ||
+  fail "not marked clean after SIGTERM: $check"
+
+start_tiercached ssd.img
+[ "$(tc_cli status --json | jq -r .status.clean_shutdown_at_open)" = true ] || fail "unclean at open"
+[ "$(tc_stat read_hits)" = 0 ] || fail "counters not fresh"
+reread_warm
+[ "$(tc_stat read_hits)" = 64 ] || fail "restart is not warm: $(tc_cli stats --json)"
+[ "$(tc_stat read_misses)" = 0 ] || fail "misses after a warm restart: $(tc_cli stats --json)"
+[ "$(tc_stat bytes_read_core)" = 0 ] || fail "core reads after a warm restart"
+nbdsh -u "$TC_URI" -c "
+CHUNK, BASE = 256 * 1024, 16 << 20
+for i in map(int, open('acked').read().split()):
+    assert h.pread(CHUNK, BASE + i * CHUNK) == bytes([i + 1]) * CHUNK, 'write %d lost' % i
+"
+kill -INT "$TC_PID"
+wait_exit_status "$TC_PID" || fail "tiercached still running after SIGINT"
+TC_PID=""
+[ "$EXIT_STATUS" = 0 ] || fail "tiercached exited with status $EXIT_STATUS after SIGINT"
+
+# --- wrong core ---------------------------------------------------------------------------
+truncate -s 128M other.img
+expect_refused "a smaller core" "other.img.*created for" \
+    "$TIERCACHED" --cache ssd.img --core other.img --foreground
+expect_refused "a smaller core (detached)" "other.img.*created for" \
+    "$TIERCACHED" --cache ssd.img --core other.img
+truncate -s "$SIZE" same-size.img
+expect_refused "another core of the same size" "same-size.img.*created for.*hdd.img" \
+    "$TIERCACHED" --cache ssd.img --core same-size.img --foreground
+[ -z "$(ls -A "$TIERCACHE_RUN_DIR")" ] || fail "refused daemon left files: $(ls "$TIERCACHE_RUN_DIR")"
+
+# --- create refuses an existing cache -------------------------------------------------------
+cp ssd.img ssd.before
+expect_refused "create over a cache" "already holds a tiercache.*--force" \
+    "$TIERCACHE_CLI" create --cache ssd.img --core hdd.img
+expect_refused "create over a cache, other core" "already holds a tiercache" \
+    "$TIERCACHE_CLI" create --cache ssd.img --core other.img --mode wb
+cmp ssd.before ssd.img || fail "refused create changed the SSD"
+rm ssd.before
+
+# --- kill -9 in wb after a FLUSH ------------------------------------------------------------
+start_tiercached ssd.img
+tc_cli mode wb >/dev/null
+# Foreground reads every 50 ms keep the idle cleaner away, so the data is still dirty (only on
+# the SSD) when the daemon is killed.
+nbdsh -u "$TC_URI" -c '
+import time
+while True:
+    try:
+        h.pread(4096, 0)
+    except nbd.Error:
+        break
+    time.sleep(0.05)
+' 2>/dev/null &
+trickle=$!
+cleanup_fn "kill $trickle 2>/dev/null || true"
+head -c $((8 << 20)) /dev/urandom >flushed.bin
+head -c $((4 << 20)) /dev/urandom >after.bin
+nbdsh -u "$TC_URI" -c "
+h.pwrite(open('flushed.bin', 'rb').read(), 64 << 20)
+h.flush()
+h.pwrite(open('after.bin', 'rb').read(), 72 << 20)  # not flushed: old or new, per sector
+"
+[ "$(tc_stat lines_dirty)" -gt 0 ] || fail "wb: no dirty lines before kill -9"
+kill -KILL "$TC_PID"
+wait_exit_status "$TC_PID" || true
+TC_PID=""
+wait "$trickle" 2>/dev/null || true
+check="$("$TIERCACHE_CLI" check --cache ssd.img --json)" || fail "tiercache check after kill: $check"
+[ "$(jq -r .clean_shutdown <<<"$check")" = false ] || fail "marked clean after kill -9: $check"
+[ "$(jq -r .lines_dirty <<<"$check")" -gt 0 ] || fail "no dirty lines after kill -9: $check"
+
+start_tiercached ssd.img
+[ "$(tc_cli status --json | jq -r .status.clean_shutdown_at_open)" = false ] ||
+  fail "restart after kill -9 did not report an unclean shutdown"
+nbdsh -u "$TC_URI" -c "
+assert h.pread(8 << 20, 64 << 20) == open('flushed.bin', 'rb').read(), 'flushed data lost'
+after = open('after.bin', 'rb').read()
+got = h.pread(4 << 20, 72 << 20)
+for s in range(0, 4 << 20, 4096):
+    assert got[s:s + 4096] in (after[s:s + 4096], bytes(4096)), 'sector %d torn' % (s // 4096)
+"
+tc_cli flush >/dev/null || fail "tiercache flush after restart"
+stop_tiercached
+cmp <(tail -c +$(((64 << 20) + 1)) hdd.img | head -c $((8 << 20))) flushed.bin ||
+  fail "HDD does not hold the flushed data after tiercache flush"
+
+# --- create --force over a cache a daemon serves on other sockets ----------------------------
+# The refusal must not depend on where the daemon's sockets are.
+"$TIERCACHED" --cache ssd.img --socket "$TEST_TMP/c.sock" --control "$TEST_TMP/c.ctl" \
+    --pidfile daemon.pid || fail "detached start on custom sockets"
+pid="$(cat daemon.pid)"
+cleanup_fn "kill $pid 2>/dev/null || true"
+uuid="$("$TIERCACHE_CLI" check --cache ssd.img --json | jq -r .uuid)"
+rc=0
+"$TIERCACHE_CLI" create --cache ssd.img --core hdd.img --force >create.out 2>&1 || rc=$?
+"$TIERCACHE_CLI" stop --control "$TEST_TMP/c.ctl" >/dev/null || fail "stop on custom sockets"
+wait_gone "$pid"
+[ "$rc" != 0 ] || fail "create --force reformatted a cache served on other sockets: $(cat create.out)"
+[ "$("$TIERCACHE_CLI" check --cache ssd.img --json | jq -r .uuid)" = "$uuid" ] || fail "uuid changed"
+
+# With the daemon gone, --force does reformat: a new, empty cache.
+"$TIERCACHE_CLI" create --cache ssd.img --core hdd.img --force >/dev/null || fail "create --force"
+check="$("$TIERCACHE_CLI" check --cache ssd.img --json)"
+[ "$(jq -r .uuid <<<"$check")" != "$uuid" ] || fail "create --force kept the uuid"
+[ "$(jq -r .lines_used <<<"$check")" = 0 ] || fail "create --force left lines: $check"
+echo "PASS: $0"
