@@ -83,6 +83,17 @@ CacheLine* LookupOrAdmit(Request& req, const Segment& seg, Shard& shard) {
   return e.allocate_line(shard, seg.core_line);
 }
 
+std::optional<uint32_t> DirtyLineToUpdateOrDropClean(Engine& e, const Segment& seg) {
+  Shard& shard = e.shard_for(seg.core_line);
+  std::lock_guard lock(shard.mu);
+  CacheLine* line = shard.lookup(seg.core_line);
+  if (line == nullptr) return std::nullopt;
+  if ((line->dirty & seg.mask()).any()) return line->id;
+  // Under the exclusive core-line lock no reader sees the sectors before the core write lands.
+  line->valid &= ~seg.mask();
+  return std::nullopt;
+}
+
 void FinishCoreAndSsdWrite(Request& req, const Segment& seg, bool on_ssd, uint32_t line_id,
                            Status status) {
   Engine& e = req.engine;

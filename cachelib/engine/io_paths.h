@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 
 #include "cachelib/engine/request.h"
 
@@ -61,6 +62,12 @@ void InvalidateClean(CacheLine& line, const SectorBits& mask);
 // REQUIRES shard.mu. The segment's line, touched; or, on a miss, a new line if admission agrees
 // and one can be had (else nullptr). A miss clears req.all_cached.
 CacheLine* LookupOrAdmit(Request& req, const Segment& seg, Shard& shard);
+
+// For a write that bypasses the cache (write-around, pass-through, zeroing): under the shard lock,
+// decides whether the SSD copy must be updated too (the segment has dirty sectors: dropping them
+// could resurrect older data after a crash) or the clean copies can simply be dropped (done here).
+// Returns the line id to update, or nullopt when only the core is written.
+std::optional<uint32_t> DirtyLineToUpdateOrDropClean(Engine& e, const Segment& seg);
 
 // Completion of a write that went to the core and, when `on_ssd`, also to the SSD copy of the
 // segment in line `line_id`: marks those sectors valid (or drops clean copies on error), releases

@@ -41,17 +41,9 @@ void DiscardLocked(Request& req, const Segment& seg) {
 
 void ZeroLocked(Request& req, const Segment& seg) {
   Engine& e = req.engine;
-  Shard& shard = e.shard_for(seg.core_line);
-  bool keep = false;
-  uint32_t line_id = 0;
-  {
-    std::lock_guard lock(shard.mu);
-    if (CacheLine* line = shard.lookup(seg.core_line)) {
-      keep = (line->dirty & seg.mask()).any();
-      line_id = line->id;
-      if (!keep) line->valid &= ~seg.mask();
-    }
-  }
+  const std::optional<uint32_t> dirty_line = DirtyLineToUpdateOrDropClean(e, seg);
+  const bool keep = dirty_line.has_value();
+  const uint32_t line_id = dirty_line.value_or(0);
   auto join = IoJoin::Make([&req, seg, keep, line_id](Status s) {
     FinishCoreAndSsdWrite(req, seg, keep, line_id, std::move(s));
   });
