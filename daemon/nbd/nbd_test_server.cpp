@@ -1,6 +1,7 @@
 // nbd_test_server: serves a MemoryDevice or a file over NBD with the tiercache NBD server.
 // Test-only: the e2e tests and benchmarks run real NBD clients against it. SIGTERM/SIGINT
 // stop it gracefully (in-flight requests finish) and it exits 0.
+#include <malloc.h>
 #include <getopt.h>
 #include <signal.h>
 #include <sys/epoll.h>
@@ -122,6 +123,7 @@ int Fail(const std::string& what) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  mallopt(M_MMAP_THRESHOLD, 64 << 20);  // reuse request buffers instead of mmap per request
   Args args;
   if (!ParseArgs(argc, argv, args)) {
     std::fputs(kUsage, stderr);
