@@ -59,7 +59,11 @@ for tool in fio nbdkit jq numfmt; do
 done
 
 BYTES="$(numfmt --from=iec "$SIZE")"
-[ -n "$DIR" ] || DIR="$(mktemp -d "${TMPDIR:-/var/tmp}/tiercache-peers.XXXXXX")"
+OWN_DIR=0
+if [ -z "$DIR" ]; then
+  DIR="$(mktemp -d "${TMPDIR:-/var/tmp}/tiercache-peers.XXXXXX")"
+  OWN_DIR=1
+fi
 mkdir -p "$DIR"
 DIR="$(cd "$DIR" && pwd)"
 export TIERCACHE_RUN_DIR="$DIR/run"
@@ -74,6 +78,7 @@ cleanup() {
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
   rm -f "$DIR"/*.img "$DIR"/nbdkit* 2>/dev/null || true
+  if [ "$OWN_DIR" = 1 ]; then rm -rf "$DIR"; fi  # --json keeps the figures
 }
 trap cleanup EXIT
 
