@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   # build
-  build-essential cmake pkg-config clang
+  build-essential cmake pkg-config clang libclang-rt-14-dev
   # engine libraries
   libaio-dev libxxhash-dev libboost-dev liburing-dev
   libgtest-dev libgmock-dev libbenchmark-dev
