@@ -46,8 +46,8 @@ class Engine {
     return *shards_[(core_line * 0x9E3779B97F4A7C15ull >> 32) % shards_.size()];
   }
   std::vector<std::unique_ptr<Shard>>& shards() { return shards_; }
-  uint64_t ssd_offset(const CacheLine& line, uint32_t sector) const {
-    return store->data_offset(line.id) + uint64_t(sector) * kSectorSize;
+  uint64_t ssd_offset(uint32_t line_id, uint32_t sector) const {
+    return store->data_offset(line_id) + uint64_t(sector) * kSectorSize;
   }
 
   // REQUIRES shard.mu. True if `line` may be reused for another core line now.

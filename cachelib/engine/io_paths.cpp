@@ -55,7 +55,7 @@ void SsdWriteSectors(Engine& e, uint32_t line_id, uint32_t first, uint32_t count
                      const std::byte* src, IoCallback cb) {
   uint64_t bytes = uint64_t(count) * kSectorSize;
   EngineCounters::add(e.counters.bytes_written_ssd, bytes);
-  e.ssd.write(e.store->data_offset(line_id) + uint64_t(first) * kSectorSize,
+  e.ssd.write(e.ssd_offset(line_id, first),
               std::span<const std::byte>(src, bytes), {}, std::move(cb));
 }
 
@@ -63,7 +63,7 @@ void SsdReadSectors(Engine& e, uint32_t line_id, uint32_t first, uint32_t count,
                     IoCallback cb) {
   uint64_t bytes = uint64_t(count) * kSectorSize;
   EngineCounters::add(e.counters.bytes_read_ssd, bytes);
-  e.ssd.read(e.store->data_offset(line_id) + uint64_t(first) * kSectorSize,
+  e.ssd.read(e.ssd_offset(line_id, first),
              std::span<std::byte>(dst, bytes), std::move(cb));
 }
 

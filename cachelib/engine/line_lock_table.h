@@ -25,7 +25,6 @@ class LineLockTable {
   bool lock_or_wait(uint64_t core_line, bool exclusive, EventLoop* loop, EventLoop::Task& resume);
   void unlock(uint64_t core_line, bool exclusive);
   bool is_locked(uint64_t core_line) const;
-  size_t held() const { return set_.size(); }
 
  private:
   struct Waiter {
