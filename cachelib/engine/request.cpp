@@ -27,23 +27,24 @@ Request* NewRequest(Engine& engine, RequestKind kind, uint64_t offset, uint64_t 
   return r;
 }
 
-void Request::start(const std::function<void(Request&, const Segment&)>& fn) {
+void Request::start(SegmentFn fn) {
+  // Two passes over the line boundaries instead of a vector: most requests are one segment and
+  // the hit path should not allocate for them. All segments are counted before any starts, so an
+  // early completion cannot finish the request.
   const uint32_t line_size = engine.line_size;
-  std::vector<Segment> segments;
-  for (uint64_t pos = offset; pos < offset + length;) {
+  const uint64_t end = offset + length;
+  pending = uint32_t((end - 1) / line_size - offset / line_size + 1);
+  for (uint64_t pos = offset; pos < end;) {
     Segment seg;
     seg.core_line = pos / line_size;
     uint64_t in_line = pos % line_size;
     seg.first_sector = uint32_t(in_line / kSectorSize);
-    uint64_t n = std::min<uint64_t>(line_size - in_line, offset + length - pos);
+    uint64_t n = std::min<uint64_t>(line_size - in_line, end - pos);
     seg.sectors = uint32_t(n / kSectorSize);
     seg.buf_offset = pos - offset;
-    segments.push_back(seg);
     pos += n;
+    fn(*this, seg);
   }
-  // Count all segments before starting any, so an early completion cannot finish the request.
-  pending = uint32_t(segments.size());
-  for (const Segment& seg : segments) fn(*this, seg);
 }
 
 void Request::segment_done(Status s) {

@@ -45,8 +45,9 @@ struct Request {
   // What the segments saw, for the hit/miss counters.
   bool any_ssd = false, any_core = false, bypassed = false, all_cached = true;
 
+  using SegmentFn = void (*)(Request&, const Segment&);
   // Runs fn(segment) for every line segment, then finishes once all have called segment_done().
-  void start(const std::function<void(Request&, const Segment&)>& fn);
+  void start(SegmentFn fn);
   void segment_done(Status s);
 
  private:
