@@ -1,6 +1,7 @@
 #include "cachelib/common/epoll_event_loop.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
@@ -11,7 +12,7 @@
 
 namespace tiercache {
 
-Result<std::unique_ptr<EpollEventLoop>> EpollEventLoop::Create() {
+Result<std::unique_ptr<EpollEventLoop>> EpollEventLoop::Create(EpollLoopOptions options) {
   int epfd = epoll_create1(EPOLL_CLOEXEC);
   if (epfd < 0) return Status::FromErrno(errno, "epoll_create1");
   int wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -39,11 +40,11 @@ Result<std::unique_ptr<EpollEventLoop>> EpollEventLoop::Create() {
       return s;
     }
   }
-  return std::unique_ptr<EpollEventLoop>(new EpollEventLoop(epfd, wakefd, timerfd));
+  return std::unique_ptr<EpollEventLoop>(new EpollEventLoop(epfd, wakefd, timerfd, options));
 }
 
-EpollEventLoop::EpollEventLoop(int epfd, int wakefd, int timerfd)
-    : epfd_(epfd), wakefd_(wakefd), timerfd_(timerfd) {}
+EpollEventLoop::EpollEventLoop(int epfd, int wakefd, int timerfd, EpollLoopOptions options)
+    : epfd_(epfd), wakefd_(wakefd), timerfd_(timerfd), options_(options) {}
 
 EpollEventLoop::~EpollEventLoop() {
   close(timerfd_);
@@ -155,14 +156,24 @@ void EpollEventLoop::run_due_timers() {
 void EpollEventLoop::run() {
   ScopedCurrent scope(this);
   epoll_event events[64];
+  const int64_t busy_poll = options_.busy_poll.count();
+  int64_t poll_until = 0;  // spin instead of sleeping until then
   while (!stop_.load(std::memory_order_acquire)) {
     bool have_posted;
     {
       std::lock_guard lock(mu_);
       have_posted = !posted_.empty();
     }
-    int n = epoll_wait(epfd_, events, 64, have_posted ? 0 : -1);
+    bool polling = !have_posted && busy_poll > 0 && clock().now().count() < poll_until;
+    int n = epoll_wait(epfd_, events, 64, have_posted || polling ? 0 : -1);
     if (n < 0 && errno != EINTR) break;
+    if (busy_poll > 0) {
+      if (n > 0 || have_posted) {
+        poll_until = clock().now().count() + busy_poll;
+      } else if (polling) {
+        sched_yield();  // a client on this CPU gets to run; it is what we are waiting for
+      }
+    }
     for (int i = 0; i < n; ++i) {
       int fd = events[i].data.fd;
       if (fd == wakefd_) {
@@ -188,8 +199,8 @@ void EpollEventLoop::stop() {
   wake();
 }
 
-Result<std::unique_ptr<LoopThread>> LoopThread::Start(const char* name) {
-  auto loop = EpollEventLoop::Create();
+Result<std::unique_ptr<LoopThread>> LoopThread::Start(const char* name, EpollLoopOptions options) {
+  auto loop = EpollEventLoop::Create(options);
   if (!loop.ok()) return loop.status();
   std::unique_ptr<LoopThread> t(new LoopThread(std::move(loop).value()));
   pthread_setname_np(t->thread_.native_handle(), name);

@@ -59,5 +59,54 @@ TEST(EpollEventLoopTest, WatchesFileDescriptors) {
   close(fds[1]);
 }
 
+// Thread CPU time of the loop thread (CLOCK_THREAD_CPUTIME_ID read on that thread).
+Nanos LoopCpuTime(LoopThread& t) {
+  Nanos cpu{};
+  t.run_sync([&] {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    cpu = Nanos(int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec);
+  });
+  return cpu;
+}
+
+// A busy-polling loop still runs posted tasks, timers and fd callbacks, and once nothing has
+// happened for busy_poll it sleeps: 300 ms of idleness cost it far less than 300 ms of CPU.
+TEST(EpollEventLoopTest, BusyPollingLoopDispatchesEverythingAndSleepsWhenIdle) {
+  EpollLoopOptions options;
+  options.busy_poll = std::chrono::milliseconds(20);
+  auto t = LoopThread::Start("poll-loop", options);
+  ASSERT_TRUE(t.ok());
+  EpollEventLoop& loop = (*t)->loop();
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  std::promise<void> all;
+  int seen = 0;
+  auto count = [&] {
+    if (++seen == 3) all.set_value();
+  };
+  (*t)->run_sync([&] {
+    ASSERT_TRUE(loop.watch_fd(fds[0], EPOLLIN, [&](uint32_t) {
+      char c;
+      ASSERT_EQ(read(fds[0], &c, 1), 1);
+      loop.unwatch_fd(fds[0]);
+      count();
+    }).ok());
+  });
+  loop.post(count);
+  loop.schedule_after(std::chrono::milliseconds(5), count);
+  ASSERT_EQ(write(fds[1], "x", 1), 1);
+  all.get_future().wait();
+  EXPECT_EQ(seen, 3);
+
+  Nanos before = LoopCpuTime(**t);
+  usleep(300'000);
+  Nanos idle_cpu = LoopCpuTime(**t) - before;
+  // Spinning the whole time would cost ~300 ms; the poll window after each event is 20 ms.
+  EXPECT_LT(idle_cpu.count(), std::chrono::nanoseconds(std::chrono::milliseconds(150)).count());
+  close(fds[0]);
+  close(fds[1]);
+}
+
 }  // namespace
 }  // namespace tiercache

@@ -73,16 +73,31 @@ void AioContext::start(AioOp op) {
   slot->cb.aio_rw_flags = static_cast<unsigned>(o.rw_flags);
   io_set_eventfd(&slot->cb, eventfd_);
   slot->cb.data = slot.get();
-  iocb* list[1] = {&slot->cb};
-  int r = io_submit(ctx_, 1, list);
-  if (r == 1) {
-    ++in_flight_;
-    slot.release();  // owned by the kernel until reaped
-    return;
+  ++in_flight_;
+  // The first of a round schedules the submission; the rest of the round joins the batch.
+  if (batch_.empty()) loop_.post([this] { submit_batch(); });
+  batch_.push_back(&slot.release()->cb);  // owned by the batch, then by the kernel until reaped
+}
+
+void AioContext::submit_batch() {
+  size_t next = 0;
+  while (next < batch_.size()) {
+    ++submit_calls_;
+    int r = io_submit(ctx_, static_cast<long>(batch_.size() - next), batch_.data() + next);
+    if (r > 0) {
+      next += static_cast<size_t>(r);
+      continue;
+    }
+    // The kernel refused the first of the rest (e.g. EINVAL for an unsupported opcode): it
+    // completes with that error, later and never inline; the others are submitted again.
+    std::unique_ptr<Slot> refused(static_cast<Slot*>(batch_[next]->data));
+    ++next;
+    --in_flight_;
+    long res = r < 0 ? r : -EIO;
+    loop_.post([done = std::move(refused->op.done), res] { done(res); });
+    start_waiting();  // joins this batch (the loop above re-reads its size)
   }
-  // Refused at submission (e.g. EINVAL for an unsupported opcode): complete later, never inline.
-  long res = r < 0 ? r : -EIO;
-  loop_.post([done = std::move(o.done), res] { done(res); });
+  batch_.clear();
 }
 
 void AioContext::reap() {

@@ -1,6 +1,8 @@
 // AioContext: one Linux AIO context (io_setup) plus an eventfd that one EventLoop watches;
 // FileDevice keeps one per loop. At most queue_depth operations are in the kernel; more wait in a
-// FIFO. Owned by FileDevice; used only on its loop's thread (not thread-safe).
+// FIFO. Operations started during one loop round go to the kernel together, in one io_submit
+// posted to the end of the round: one system call and one device doorbell for a burst.
+// Owned by FileDevice; used only on its loop's thread (not thread-safe).
 #pragma once
 
 #include <libaio.h>
@@ -9,6 +11,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "cachelib/common/event_loop.h"
 
@@ -41,13 +44,17 @@ class AioContext {
   // Stops watching the eventfd. REQUIRES: called on the loop's thread.
   void unwatch();
 
+  // Operations started: in the kernel, or batched for this round's io_submit.
   uint32_t in_flight() const { return in_flight_; }
   size_t waiting() const { return waiting_.size(); }
+  // io_submit calls made so far (each carries a whole batch).
+  uint64_t submit_calls() const { return submit_calls_; }
 
  private:
   struct Slot;
   AioContext(EventLoop& loop, uint32_t queue_depth, io_context_t ctx, int eventfd);
   void start(AioOp op);
+  void submit_batch();
   void reap();
   void start_waiting();
 
@@ -57,7 +64,9 @@ class AioContext {
   const int eventfd_;
   bool watched_ = false;
   uint32_t in_flight_ = 0;
+  uint64_t submit_calls_ = 0;
   std::deque<AioOp> waiting_;
+  std::vector<iocb*> batch_;  // started, not yet given to the kernel
 };
 
 }  // namespace tiercache

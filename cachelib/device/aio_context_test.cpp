@@ -37,6 +37,7 @@ class AioContextTest : public ::testing::Test {
 };
 
 struct Outcome {
+  uint64_t submit_calls = 0;
   uint32_t in_flight_after_submit = 0;
   size_t waiting_after_submit = 0;
   uint32_t max_in_flight = 0;
@@ -78,6 +79,7 @@ Outcome ReadAll(LoopThread& loop, int fd, uint32_t depth, int ops) {
     EXPECT_EQ(bufs[i], std::vector<char>(4096, char(i)));
   }
   loop.run_sync([&] {
+    out.submit_calls = ctx->submit_calls();
     EXPECT_EQ(ctx->in_flight(), 0u);
     ctx->unwatch();
     ctx.reset();
@@ -91,6 +93,13 @@ TEST_F(AioContextTest, BoundsRequestsInTheKernel) {
   EXPECT_EQ(o.waiting_after_submit, 16u);
   EXPECT_LE(o.max_in_flight, 4u);
   EXPECT_EQ(o.order.size(), 20u);
+}
+
+TEST_F(AioContextTest, RequestsOfOneRoundGoToTheKernelInOneSubmit) {
+  Outcome o = ReadAll(*loop_, fd_, 32, 20);
+  EXPECT_EQ(o.in_flight_after_submit, 20u);
+  EXPECT_EQ(o.waiting_after_submit, 0u);
+  EXPECT_EQ(o.submit_calls, 1u);
 }
 
 TEST_F(AioContextTest, WaitingRequestsStartInFifoOrder) {
@@ -126,6 +135,51 @@ TEST_F(AioContextTest, RefusedSubmissionCompletesLaterWithErrno) {
   EXPECT_EQ(result.get_future().get(), -EBADF);
   EXPECT_FALSE(inline_call);
   loop_->run_sync([&] {
+    ctx->unwatch();
+    ctx.reset();
+  });
+}
+
+// A refused operation in the middle of a batch fails alone; those after it still run, and
+// waiting operations take its place.
+TEST_F(AioContextTest, RefusedOperationInABatchFailsAloneAndTheRestRun) {
+  constexpr int kOps = 6;
+  constexpr int kBad = 2;
+  std::vector<std::vector<char>> bufs(kOps, std::vector<char>(4096));
+  std::vector<long> results(kOps, 1);
+  int done_count = 0;
+  std::promise<void> all;
+  std::unique_ptr<AioContext> ctx;
+  loop_->run_sync([&] {
+    auto c = AioContext::Create(loop_->loop(), 4);  // two of the six wait
+    ASSERT_TRUE(c.ok());
+    ctx = std::move(c).value();
+    for (int i = 0; i < kOps; ++i) {
+      AioOp op;
+      op.opcode = IO_CMD_PREAD;
+      op.fd = i == kBad ? -1 : fd_;
+      op.buf = bufs[i].data();
+      op.length = 4096;
+      op.offset = uint64_t(i) * 4096;
+      op.done = [&, i](long res) {
+        results[i] = res;
+        if (++done_count == kOps) all.set_value();
+      };
+      ctx->submit(std::move(op));
+    }
+  });
+  all.get_future().wait();
+  for (int i = 0; i < kOps; ++i) {
+    if (i == kBad) {
+      EXPECT_EQ(results[i], -EBADF);
+    } else {
+      EXPECT_EQ(results[i], 4096) << i;
+      EXPECT_EQ(bufs[i], std::vector<char>(4096, char(i))) << i;
+    }
+  }
+  loop_->run_sync([&] {
+    EXPECT_EQ(ctx->in_flight(), 0u);
+    EXPECT_EQ(ctx->waiting(), 0u);
     ctx->unwatch();
     ctx.reset();
   });

@@ -114,8 +114,8 @@ TEST(ConcurrencyTest, TwoLoopsShareOneCacheByteExact) {
   std::vector<std::byte> ref(kCore);
   Driver da(*cache, (*a)->loop(), ref, 1, 0), db(*cache, (*b)->loop(), ref, 2, 1);
   auto fa = da.start(), fb = db.start();
-  static constexpr CacheMode kCycle[] = {CacheMode::kWriteThrough, CacheMode::kWriteBack,
-                                         CacheMode::kWriteAround, CacheMode::kPassThrough};
+  const CacheMode kCycle[] = {CacheMode::kWriteThrough, CacheMode::kWriteBack,
+                             CacheMode::kWriteAround, CacheMode::kPassThrough};
   for (int i = 0; fa.wait_for(std::chrono::milliseconds(20)) != std::future_status::ready ||
                   fb.wait_for(std::chrono::milliseconds(0)) != std::future_status::ready;
        ++i) {

@@ -25,7 +25,7 @@ using tiercache::EpollEventLoop;
 
 constexpr const char* kUsage =
     "usage: nbd_test_server (--socket PATH | --tcp HOST:PORT)... [--memory SIZE | --file PATH]\n"
-    "         [--block-size N] [--threads N] [--export-name NAME] [--description TEXT]\n"
+    "         [--block-size N] [--threads N] [--poll-us N] [--export-name NAME] [--description TEXT]\n"
     "         [--pidfile PATH] [--drain-timeout-ms N] [--verbose]\n"
     "  SIZE takes K, M, G, T suffixes (powers of 1024). Default: --memory 1G.\n";
 
@@ -65,6 +65,7 @@ const option kOptions[] = {{"socket", required_argument, nullptr, 's'},
                            {"file", required_argument, nullptr, 'f'},
                            {"block-size", required_argument, nullptr, 'b'},
                            {"threads", required_argument, nullptr, 'j'},
+                           {"poll-us", required_argument, nullptr, 'P'},
                            {"export-name", required_argument, nullptr, 'e'},
                            {"description", required_argument, nullptr, 'd'},
                            {"pidfile", required_argument, nullptr, 'p'},
@@ -90,6 +91,7 @@ bool ApplyOption(int c, const char* value, Args& args) {
   switch (c) {
     case 'b': args.block_size = uint32_t(n); return true;
     case 'j': args.config.threads = unsigned(n); return true;
+    case 'P': args.config.loop.busy_poll = std::chrono::microseconds(n); return true;
     case 'D': args.config.connection.drain_timeout = std::chrono::milliseconds(n); return true;
     default: return false;
   }

@@ -34,7 +34,7 @@ Result<std::unique_ptr<Server>> Server::Start(Device& device, ServerConfig confi
   unsigned threads = server->config_.threads;
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   for (unsigned i = 0; i < threads; ++i) {
-    auto thread = LoopThread::Start("nbd-loop");
+    auto thread = LoopThread::Start("nbd-loop", server->config_.loop);
     if (!thread.ok()) return thread.status();
     auto worker = std::make_unique<Worker>();
     worker->thread = std::move(thread).value();

@@ -32,6 +32,8 @@ struct ServerConfig {
   std::string tcp_listen;
   // Event-loop threads serving connections. 0 (default) means one per core.
   unsigned threads = 0;
+  // How the loops wait for events (busy polling); see EpollLoopOptions.
+  EpollLoopOptions loop;
   // Canonical export name; the default export "" is always accepted too. Default "".
   std::string export_name;
   // Shown by NBD_OPT_LIST / NBD_INFO_DESCRIPTION; empty for none.

@@ -20,6 +20,10 @@ Result<DaemonConfig> ParseDaemonConfig(int argc, char** argv) {
   app.add_flag("--foreground,-f", c.foreground, "stay in the foreground, log to stderr");
   app.add_flag("--buffered", c.buffered, "use the page cache instead of O_DIRECT");
   app.add_option("--threads", c.threads, "NBD event-loop threads (default: one per core)");
+  app.add_option("--poll-us", c.poll_us,
+                 "NBD loops busy-poll this long after each event before sleeping (default " +
+                     std::to_string(kDefaultPollUs) + ", 0: never)")
+      ->check(CLI::Range(0, 1000000));
   app.add_option("--core-model", c.core_model, "emulate HDD timing: hdd7200, hdd5400, hdd10k");
   app.add_option("--cache-model", c.cache_model, "emulate SSD timing: sata-ssd, nvme");
   app.add_option("--models", c.models_file, "device model profiles (JSON)");

@@ -7,6 +7,10 @@
 
 namespace tiercache {
 
+// Busy polling is off by default: it trades a CPU for fewer wake-ups, and on the VMs measured
+// (docs/performance.md) it gave no steady gain through a disk. --poll-us turns it on.
+inline constexpr unsigned kDefaultPollUs = 0;
+
 struct DaemonConfig {
   std::string cache_path;    // --cache SSD (required): made by `tiercache create`
   std::string core_path;     // --core HDD; default: the path recorded in the superblock
@@ -18,6 +22,7 @@ struct DaemonConfig {
   bool foreground = false;   // --foreground: do not detach
   bool buffered = false;     // --buffered: page-cached I/O instead of O_DIRECT (tmpfs, tests)
   unsigned threads = 0;      // --threads N: NBD event loops; 0 = one per core
+  unsigned poll_us = kDefaultPollUs;  // --poll-us N: NBD loops busy-poll N us after each event
   std::string core_model;    // --core-model NAME: emulate an HDD's timing over the core file
   std::string cache_model;   // --cache-model NAME: emulate an SSD's timing over the cache file
   std::string record_path;   // --record FILE: write a block trace of client requests

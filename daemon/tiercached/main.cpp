@@ -97,6 +97,7 @@ int Run(const DaemonConfig& config) {
   nbd_config.unix_socket = config.socket_path;
   nbd_config.tcp_listen = config.tcp_listen;
   nbd_config.threads = config.threads;
+  nbd_config.loop.busy_poll = std::chrono::microseconds(config.poll_us);
   nbd_config.export_name = config.export_name;
   nbd_config.description = "tiercache " + config.cache_path;
   Device* exported = &(*service)->cache();
