@@ -4,6 +4,7 @@
 #
 #   bench/nbd/run-peers.sh [--dir DIR] [--size SIZE] [--runtime S] [--ramp S] [--rounds N]
 #                          [--threads N] [--build-dir DIR] [--json FILE]
+#                          [--tiercached-args "ARGS"]   (extra daemon options, e.g. "--poll-us 50")
 #
 # Setups: fio 3.33; NBD setups through fio's nbd engine (libnbd), one connection, Unix socket.
 #   raw       fio libaio, O_DIRECT, on the cache file's data region: the bytes tiercached serves
@@ -32,7 +33,8 @@ RAMP=1
 ROUNDS=3
 THREADS=""
 JSON_OUT=""
-usage() { sed -n '2,27p' "$0"; }
+TC_EXTRA=""
+usage() { sed -n '2,28p' "$0"; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --dir) DIR="$2"; shift 2 ;;
@@ -43,6 +45,7 @@ while [ $# -gt 0 ]; do
     --threads) THREADS="$2"; shift 2 ;;
     --build-dir) BUILD_DIR="$2"; shift 2 ;;
     --json) JSON_OUT="$2"; shift 2 ;;
+    --tiercached-args) TC_EXTRA="$2"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "run-peers.sh: unknown argument $1" >&2; usage >&2; exit 2 ;;
   esac
@@ -70,6 +73,8 @@ export TIERCACHE_RUN_DIR="$DIR/run"
 CTL="$TIERCACHE_RUN_DIR/ssd.img.ctl"
 RESULTS="$DIR/results.tsv"  # test setup round iops bw_bytes lat_us p99_us
 : >"$RESULTS"
+COSTS="$DIR/costs.tsv"  # test round cpu_us faults ctxsw (tiercached, per request)
+: >"$COSTS"
 PIDS=()
 
 cleanup() {
@@ -107,6 +112,24 @@ start_bg() {  # NAME CMD...: a server in the background that writes $DIR/NAME.pi
 
 tc_stat() { "$TIERCACHE" stats --json --control "$CTL" | jq -r ".stats.$1"; }
 
+# tiercached's cost so far: "CPU_US MINOR_FAULTS CONTEXT_SWITCHES REQUESTS", from /proc (all
+# threads) and its request counters. Differences over one fio run give the cost per request:
+# figures of CPU work that noise on a shared machine moves far less than throughput.
+tc_cost() {
+  local pid cpu faults cs=0 t
+  pid="$(cat "$DIR/tiercached.pid")"
+  read -r cpu faults < <(awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) * 1e6 / hz, $10 }' \
+                          "/proc/$pid/stat")
+  for t in /proc/"$pid"/task/*/status; do
+    cs=$((cs + $(awk '/ctxt_switches/ { s += $2 } END { print s + 0 }' "$t")))
+  done
+  local requests
+  requests="$("$TIERCACHE" stats --json --control "$CTL" | jq '.stats | .read_hits +
+    .read_partial_hits + .read_misses + .read_bypasses + .write_hits + .write_misses +
+    .write_bypasses')"
+  echo "$cpu $faults $cs $requests"
+}
+
 # fio on one setup; appends "TEST SETUP ROUND iops bw_bytes lat_us p99_us" to $RESULTS.
 run_fio() {
   local test="$1" setup="$2" round="$3"
@@ -119,9 +142,15 @@ run_fio() {
     nbdkit-file) target=(--ioengine=nbd --uri="$(uri nbdkit-file)" --offset="$DATA_OFF") ;;
     *) target=(--ioengine=nbd --uri="$(uri "$setup")") ;;
   esac
-  local out="$DIR/fio-$test-$setup-$round.json"
+  local out="$DIR/fio-$test-$setup-$round.json" before=""
+  if [ "$setup" = tiercached ]; then before="$(tc_cost)"; fi
   fio --name="$test" "${target[@]}" --size="$BYTES" --time_based --runtime="$RUNTIME" \
       --ramp_time="$RAMP" --norandommap --randrepeat=0 --output-format=json --output="$out" "$@"
+  if [ -n "$before" ]; then
+    echo "$before $(tc_cost)" | awk -v t="$test" -v r="$round" '$8 > $4 {
+      n = $8 - $4; printf "%s\t%s\t%.2f\t%.4f\t%.3f\n", t, r, ($5 - $1) / n, ($6 - $2) / n, ($7 - $3) / n
+    }' >>"$COSTS"
+  fi
   local dir=read
   if [ "$(jq -r '.jobs[0].write.io_bytes' "$out")" != 0 ]; then dir=write; fi
   jq -r --arg t "$test" --arg s "$setup" --arg r "$round" ".jobs[0].$dir |
@@ -154,6 +183,8 @@ LINE="$(jq -r .line_size <<<"$created")"
 
 tc_args=(--cache "$DIR/ssd.img" --pidfile "$DIR/tiercached.pid")
 [ -z "$THREADS" ] || tc_args+=(--threads "$THREADS")
+read -r -a extra <<<"$TC_EXTRA"
+tc_args+=("${extra[@]}")
 "$TIERCACHED" "${tc_args[@]}"  # detaches once it serves
 start_bg nbdkit-file nbdkit -f -U "$DIR/nbdkit-file.sock" -P "$DIR/nbdkit-file.pid" \
     file "$DIR/ssd.img" cache=none
@@ -199,12 +230,20 @@ done
 LOAD_END="$(cut -d' ' -f1-3 /proc/loadavg)"
 
 # --- report -----------------------------------------------------------------------------------
+median_of_input() {  # the median of the numbers on stdin, one per line; nan for none
+  sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2];
+                                      else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
 median() {  # TEST SETUP COLUMN (4 iops, 5 bw, 6 mean latency, 7 p99)
-  awk -v t="$1" -v s="$2" -v c="$3" '$1 == t && $2 == s { print $c }' "$RESULTS" | sort -g |
-    awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2];
-                             else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+  awk -v t="$1" -v s="$2" -v c="$3" '$1 == t && $2 == s { print $c }' "$RESULTS" | median_of_input
 }
 calc() { awk "BEGIN { $1 }"; }
+cost_median() {  # TEST COLUMN (3 cpu_us, 4 faults, 5 ctxsw)
+  awk -v t="$1" -v c="$2" '$1 == t { print $c }' "$COSTS" | median_of_input
+}
+cost_row() {
+  echo "| $1 | $(cost_median "$1" 3) us | $(cost_median "$1" 4) | $(cost_median "$1" 5) |"
+}
 cell() {  # TEST SETUP KIND
   local v
   case "$3" in
@@ -227,16 +266,18 @@ verdict() { calc "print (($1) ? \"met\" : \"MISSED\")"; }
 rr_raw=$(median RANDREAD32 raw 4); rr_tc=$(median RANDREAD32 tiercached 4)
 rr_file=$(median RANDREAD32 nbdkit-file 4); rr_cf=$(median RANDREAD32 cache-filter 4)
 l_raw=$(median RANDREAD1 raw 6); l_tc=$(median RANDREAD1 tiercached 6)
-l_cf=$(median RANDREAD1 cache-filter 6)
+l_cf=$(median RANDREAD1 cache-filter 6); l_mem=$(median RANDREAD1 nbd-mem 6)
 s_raw=$(median SEQREAD8 raw 5); s_tc=$(median SEQREAD8 tiercached 5)
 w_tc=$(median RANDWRITE32 tiercached 4); w_cf=$(median RANDWRITE32 cache-filter 4)
 
 cat <<EOF
 
 tiercached vs peers: $(nproc) CPUs, kernel $(uname -r), $(fio --version), $(nbdkit --version | head -1)
-volume $SIZE; $ROUNDS rounds of ${RUNTIME} s (+${RAMP} s ramp) per cell, medians; load average
-$LOAD_START at the start, $LOAD_END at the end; tiercached misses + partial hits during the read
-tests: $TC_MISSES; dirty lines after its last write run: $TC_DIRTY
+volume $SIZE; $ROUNDS rounds of ${RUNTIME} s (+${RAMP} s ramp) per cell, medians
+load average $LOAD_START at the start, $LOAD_END at the end
+tiercached misses + partial hits during the read tests: $TC_MISSES
+tiercached dirty lines after its last write run: $TC_DIRTY
+tiercached options: ${tc_args[*]}
 
 | test | raw libaio | tiercached | nbdkit file | nbdkit cache filter | nbd_test_server RAM | nbdkit memory |
 |---|---|---|---|---|---|---|
@@ -246,6 +287,13 @@ $(row "4K randread QD1 p99 latency" RANDREAD1 p99 "${READ_SETUPS[@]}")
 $(row "1M seq read QD8" SEQREAD8 bw "${READ_SETUPS[@]}")
 $(row "4K randwrite QD32 IOPS (tiercached in wb)" RANDWRITE32 iops raw-scratch tiercached nbdkit-scratch cache-filter) | | |
 
+tiercached's own cost per request (CPU time of all its threads, minor page faults, context
+switches; medians of the rounds; /proc and its request counters, including fio's ramp):
+
+| test | CPU per request | page faults per request | context switches per request |
+|---|---|---|---|
+$(for t in RANDREAD32 RANDREAD1 SEQREAD8 RANDWRITE32; do cost_row "$t"; done)
+
 | target | measured | verdict |
 |---|---|---|
 | 4K randread QD32 >= 0.9x raw libaio | $(ratio "$rr_tc" "$rr_raw") | $(verdict "$rr_tc >= 0.9 * $rr_raw") |
@@ -254,11 +302,18 @@ $(row "4K randwrite QD32 IOPS (tiercached in wb)" RANDWRITE32 iops raw-scratch t
 | 1M seq read QD8 >= 0.9x raw | $(ratio "$s_tc" "$s_raw") | $(verdict "$s_tc >= 0.9 * $s_raw") |
 | reference: hot 4K randread QD32 vs nbdkit cache filter | $(ratio "$rr_tc" "$rr_cf") | |
 | reference: hot 4K randread QD1 latency vs nbdkit cache filter | $(ratio "$l_tc" "$l_cf") | |
+| reference: NBD round trip alone (nbd_test_server over RAM, QD1) vs the 15 us budget | $(calc "printf \"%.1f us\", $l_mem") | $(calc "print (($l_mem <= 15) ? \"within\" : \"above: the QD1 target is below this machine's NBD floor\")") |
 | reference: wb 4K randwrite QD32 vs nbdkit cache filter | $(ratio "$w_tc" "$w_cf") | |
 EOF
 if [ -n "$JSON_OUT" ]; then
-  jq -R -s 'split("\n") | map(select(length > 0) | split("\t") |
+  # {"results": [per fio run], "tiercached_costs": [per tiercached run, per request]}
+  results="$(jq -R -s 'split("\n") | map(select(length > 0) | split("\t") |
     {test: .[0], setup: .[1], round: (.[2] | tonumber), iops: (.[3] | tonumber),
      bw_bytes: (.[4] | tonumber), lat_us: (.[5] | tonumber), p99_us: (.[6] | tonumber)})' \
-    "$RESULTS" >"$JSON_OUT"
+    "$RESULTS")"
+  costs="$(jq -R -s 'split("\n") | map(select(length > 0) | split("\t") |
+    {test: .[0], round: (.[1] | tonumber), cpu_us: (.[2] | tonumber),
+     page_faults: (.[3] | tonumber), context_switches: (.[4] | tonumber)})' "$COSTS")"
+  jq -n --argjson r "$results" --argjson c "$costs" '{results: $r, tiercached_costs: $c}' \
+    >"$JSON_OUT"
 fi

@@ -2,7 +2,7 @@
 # Real clients against the real daemon, in wt and in wb, with a cache smaller than the volume
 # (so lines are evicted and cleaned while the clients run): nbdinfo capabilities and block
 # sizes, nbdsh error cases, qemu-io patterns, an nbdcopy round trip checked by qemu-img compare,
-# fio verify at QD32 over 4 connections. At the end the HDD file, after `tiercache flush`, holds
+# fio verify at QD32 over 4 connections; wb with busy-polling loops. At the end the HDD file, after `tiercache flush`, holds
 # exactly what the daemon serves.
 set -euo pipefail
 source "$(dirname "$0")/../functions.sh"
@@ -136,11 +136,12 @@ check_core_matches() {
   rm -f served.img
 }
 
-run_mode() {
+run_mode() {  # MODE LINE_SIZE [DAEMON ARGS...]
   local mode="$1" line_size="$2"
+  shift 2
   rm -f ssd.img hdd.img
   make_cache ssd.img 48M hdd.img "$SIZE" --mode "$mode" --line-size "$line_size"
-  start_tiercached ssd.img
+  start_tiercached ssd.img "$@"
   [ "$(tc_cli mode --json | jq -r .mode)" = "$mode" ] || fail "mode: expected $mode"
   check_info
   check_errors
@@ -157,5 +158,5 @@ run_mode() {
 }
 
 run_mode wt 64K
-run_mode wb 16K
+run_mode wb 16K --poll-us 200  # the loops busy-poll between events
 echo "PASS: $0"

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# bench/nbd/run-peers.sh end to end on a small volume (1 round of 1 s per cell): every setup and
+# test measured something, the read tests were all cache hits, tiercached's cost per request
+# was recorded for each test, the extra daemon options reached the daemon, and the report
+# prints every target line. Asserts the output's shape, not speed.
+set -euo pipefail
+source "$(dirname "$0")/../functions.sh"
+requires fio --enghelp=nbd
+requires nbdkit --version
+requires jq --version
+requires numfmt --version
+requires test -x "$TIERCACHED"
+requires test -x "$TIERCACHE_CLI"
+requires test -x "$NBD_TEST_SERVER"
+
+json="$TEST_TMP/peers.json"
+out="$TEST_TMP/peers.txt"
+bash "$TIERCACHE_SRC_DIR/bench/nbd/run-peers.sh" --build-dir "$TIERCACHE_BUILD_DIR" \
+  --dir "$TEST_TMP/peers" --size 64M --rounds 1 --runtime 1 --ramp 0 \
+  --tiercached-args "--poll-us 20" --json "$json" >"$out" 2>"$TEST_TMP/peers.err" ||
+  { cat "$TEST_TMP/peers.err" "$out"; fail "run-peers.sh failed"; }
+
+# 3 read tests x 6 setups, then 4 write setups: 22 measurements (round 0 is the warm-up and
+# the filling of the RAM exports), each with I/O done.
+[ "$(jq '[.results[] | select(.round > 0)] | length' "$json")" = 22 ] ||
+  fail "results: $(jq -c '.results' "$json")"
+for setup in raw tiercached nbdkit-file cache-filter nbd-mem nbdkit-mem; do
+  for test in RANDREAD32 RANDREAD1 SEQREAD8; do
+    [ "$(jq --arg s "$setup" --arg t "$test" \
+         '[.results[] | select(.setup == $s and .test == $t and .iops > 0)] | length' "$json")" = 1 ] ||
+      fail "no measurement of $test on $setup"
+  done
+done
+[ "$(jq '[.results[] | select(.test == "RANDWRITE32" and .iops > 0)] | length' "$json")" = 4 ] ||
+  fail "random write measurements: $(jq -c '[.results[] | select(.test == "RANDWRITE32")]' "$json")"
+
+# tiercached's cost per request: one entry per test, with CPU time spent.
+[ "$(jq -r '[.tiercached_costs[] | select(.round > 0) | .test] | join(",")' "$json")" = \
+  "RANDREAD32,RANDREAD1,SEQREAD8,RANDWRITE32" ] || fail "costs: $(jq -c .tiercached_costs "$json")"
+[ "$(jq '[.tiercached_costs[] | select(.round > 0 and .cpu_us > 0)] | length' "$json")" = 4 ] ||
+  fail "costs without CPU time: $(jq -c .tiercached_costs "$json")"
+
+grep -qx "tiercached misses + partial hits during the read tests: 0" "$out" ||
+  { cat "$out"; fail "the read tests missed the warm cache"; }
+grep -q "^tiercached options: .* --poll-us 20$" "$out" || { cat "$out"; fail "--tiercached-args did not reach the daemon"; }
+for line in "4K randread QD32 >= 0.9x raw libaio" "4K randread QD32 >= 2x nbdkit file" \
+            "QD1 mean latency <= raw + 15 us" "1M seq read QD8 >= 0.9x raw" \
+            "NBD round trip alone" "| RANDREAD32 |"; do
+  grep -qF "$line" "$out" || { cat "$out"; fail "report lacks: $line"; }
+done
+echo "PASS: $0"
