@@ -285,7 +285,7 @@ $(row "4K randread QD32 IOPS" RANDREAD32 iops "${READ_SETUPS[@]}")
 $(row "4K randread QD1 mean latency" RANDREAD1 lat "${READ_SETUPS[@]}")
 $(row "4K randread QD1 p99 latency" RANDREAD1 p99 "${READ_SETUPS[@]}")
 $(row "1M seq read QD8" SEQREAD8 bw "${READ_SETUPS[@]}")
-$(row "4K randwrite QD32 IOPS (tiercached in wb)" RANDWRITE32 iops raw-scratch tiercached nbdkit-scratch cache-filter) | | |
+$(row "4K randwrite QD32 IOPS (tiercached in wb)" RANDWRITE32 iops raw-scratch tiercached nbdkit-scratch cache-filter) | |
 
 tiercached's own cost per request (CPU time of all its threads, minor page faults, context
 switches; medians of the rounds; /proc and its request counters, including fio's ramp):

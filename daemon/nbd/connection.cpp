@@ -63,11 +63,27 @@ void Connection::Start() {
     return;
   }
   interest_ = EPOLLIN;
+  if (options_.send_buffer > 0) SizeSendBuffer();
   Bytes greeting;
   handshake_->Start(greeting);
   out_.AppendCopy(greeting);
   FlushOutput();
   AfterIo();
+}
+
+void Connection::SizeSendBuffer() {
+  const int want = options_.send_buffer;
+  ::setsockopt(fd_, SOL_SOCKET, SO_SNDBUF, &want, sizeof want);
+  int got = 0;
+  socklen_t len = sizeof got;
+  ::getsockopt(fd_, SOL_SOCKET, SO_SNDBUF, &got, &len);
+  if (got >= want) return;  // the kernel reports double what was asked, as bookkeeping room
+  // Cut by net.core.wmem_max; without CAP_NET_ADMIN this fails and the smaller buffer only
+  // costs more wake-ups for large replies.
+  if (::setsockopt(fd_, SOL_SOCKET, SO_SNDBUFFORCE, &want, sizeof want) != 0 && options_.verbose) {
+    Log("send buffer " + std::to_string(got) + " bytes (net.core.wmem_max); wanted " +
+        std::to_string(want));
+  }
 }
 
 void Connection::Shutdown() {

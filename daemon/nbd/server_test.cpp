@@ -1,12 +1,14 @@
 #include "daemon/nbd/server.h"
 
 #include <gtest/gtest.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <future>
 #include <mutex>
@@ -109,6 +111,12 @@ class Client {
       if (data) *data = std::move(d);
     }
     return {err, LoadBe64(hdr.data() + 8)};
+  }
+  // Reply bytes the server has written that this client has not read yet.
+  int Unread() {
+    int n = 0;
+    ioctl(fd_, FIONREAD, &n);
+    return n;
   }
   bool AtEof() {
     char c;
@@ -280,6 +288,29 @@ TEST_F(ServerTest, InFlightBytesBoundDoesNotStallALargeWrite) {
   EXPECT_EQ(data, Bytes(big, std::byte{0x61}));
   EXPECT_EQ(c.Reply(4096, &data), std::make_pair(0u, uint64_t(3)));
   EXPECT_EQ(data, Bytes(4096, std::byte{0x61}));
+}
+
+// The connection's socket holds a whole 1 MiB READ reply: the server writes all of it while
+// the client reads nothing (with the system's default ~200 KiB it would stop at that).
+TEST_F(ServerTest, AWholeLargeReadReplyFitsTheSocket) {
+  const uint32_t big = 1 << 20;
+  const int reply = 16 + int(big);
+  int wmem_max = 0;
+  if (FILE* f = std::fopen("/proc/sys/net/core/wmem_max", "r")) {
+    if (std::fscanf(f, "%d", &wmem_max) != 1) wmem_max = 0;
+    std::fclose(f);
+  }
+  if (geteuid() != 0 && wmem_max < (4 << 20)) {
+    GTEST_SKIP() << "needs root (SO_SNDBUFFORCE) or net.core.wmem_max >= 4 MiB";
+  }
+  MemoryDevice dev("mem", 4 << 20);
+  StartServer(dev, 1);
+  Client c(socket_);
+  c.Go();
+  c.Request(kCmdRead, 7, 0, big);
+  for (int i = 0; i < 1000 && c.Unread() < reply; ++i) usleep(10'000);  // bounded: 10 s
+  EXPECT_EQ(c.Unread(), reply);
+  EXPECT_EQ(c.Reply(big), std::make_pair(0u, uint64_t(7)));
 }
 
 TEST_F(ServerTest, DestructorStopsAServerThatWasNotStopped) {
