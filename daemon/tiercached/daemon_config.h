@@ -7,8 +7,8 @@
 
 namespace tiercache {
 
-// Busy polling is off by default: it trades a CPU for fewer wake-ups, and on the VMs measured
-// (docs/performance.md) it gave no steady gain through a disk. --poll-us turns it on.
+// Busy polling is off by default: it keeps a CPU spinning while I/O flows, which a desktop
+// cache should not do unasked. --poll-us 200 trades that CPU for latency (docs/performance.md).
 inline constexpr unsigned kDefaultPollUs = 0;
 
 struct DaemonConfig {
