@@ -7,6 +7,11 @@
 #   stop_server PID          SIGTERM, then fail the test if it has not exited cleanly in time
 #   cleanup_fn CMD [ARGS...] run CMD at exit (last registered runs first)
 #   fail MESSAGE             print and exit 1
+#   qemu_io URI ARGS...      run qemu-io on URI; fail on its exit status or any error/pattern
+#                            mismatch in its output
+#   start_trickle URI        read 4 KiB every 50 ms through URI in the background until the
+#                            server goes away (keeps a cache's idle cleaner from starting);
+#                            sets TRICKLE_PID
 #
 # The build directory comes from $TIERCACHE_BUILD_DIR (set by CTest) or defaults to build/.
 # $TEST_TMP is a private scratch directory removed at exit.
@@ -18,6 +23,9 @@ export PATH="/usr/bin:/bin:$PATH"
 TIERCACHE_SRC_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TIERCACHE_BUILD_DIR="${TIERCACHE_BUILD_DIR:-$TIERCACHE_SRC_DIR/build}"
 NBD_TEST_SERVER="$TIERCACHE_BUILD_DIR/daemon/nbd/nbd_test_server"
+# Python helpers of the e2e scripts (tests/e2e/nbd_helpers.py).
+export PYTHONPATH="$TIERCACHE_SRC_DIR/tests/e2e${PYTHONPATH:+:$PYTHONPATH}"
+
 # Seconds a server may take to exit after SIGTERM before the test fails.
 SHUTDOWN_TIMEOUT="${SHUTDOWN_TIMEOUT:-30}"
 
@@ -112,6 +120,30 @@ start_nbd_test_server() {
   NBD_SOCKET="$TEST_TMP/sockdir/sock"
   NBD_URI="nbd+unix:///?socket=$NBD_SOCKET"
   start_server "$NBD_SOCKET" "$NBD_TEST_SERVER" --socket "$NBD_SOCKET" "$@"
+}
+
+qemu_io() {
+  local uri="$1" out
+  shift
+  out="$(qemu-io -f raw "$uri" "$@" 2>&1)" || { echo "$out"; fail "qemu-io $*"; }
+  if grep -q "Pattern verification failed\|failed:\|error" <<<"$out"; then
+    echo "$out"
+    fail "qemu-io $*"
+  fi
+}
+
+start_trickle() {
+  nbdsh -u "$1" -c '
+import time
+while True:
+    try:
+        h.pread(4096, 0)
+    except nbd.Error:
+        break
+    time.sleep(0.05)
+' 2>/dev/null &
+  TRICKLE_PID=$!
+  cleanup_fn "kill $TRICKLE_PID 2>/dev/null || true"
 }
 
 # --- tiercached (tests/e2e/test-tiercached-*.sh) -----------------------------------------

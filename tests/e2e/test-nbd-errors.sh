@@ -17,14 +17,7 @@ h.connect_unix('$NBD_SOCKET')
 assert h.get_size() == size
 assert h.can_meta_context(nbd.CONTEXT_BASE_ALLOCATION)
 
-def expect(name, want, fn):
-    try:
-        fn()
-    except nbd.Error as e:
-        assert e.errnum == want, '%s: got %s (%s), want %s' % (name, e.errno, e.string,
-                                                                errno.errorcode[want])
-        return
-    raise AssertionError('%s: succeeded, want %s' % (name, errno.errorcode[want]))
+from nbd_helpers import expect_error as expect
 
 blk = b'\x5a' * 512
 # Past the end: EINVAL for reads, ENOSPC for writes; offset + length overflowing 64 bits.

@@ -8,14 +8,7 @@ requires qemu-io --version
 
 start_nbd_test_server --memory 64M
 
-qio() {
-  local out
-  out="$(qemu-io -f raw "$NBD_URI" "$@" 2>&1)" || { echo "$out"; fail "qemu-io $*"; }
-  if grep -q "Pattern verification failed\|failed:\|error" <<<"$out"; then
-    echo "$out"
-    fail "qemu-io $*"
-  fi
-}
+qio() { qemu_io "$NBD_URI" "$@"; }
 
 qio -c "write -P 0xab 0 1M" -c "read -P 0xab 0 1M" \
     -c "write -P 0xcd 1M 4k" -c "read -P 0xcd 1M 4k" -c "read -P 0 1028k 4k" -c "read -P 0xab 1020k 4k" \

@@ -11,7 +11,8 @@ truncate -s 64M "$disk"
 start_nbd_test_server --file "$disk" --drain-timeout-ms 2000
 
 python3 - "$NBD_SOCKET" "$SERVER_PID" "$TEST_TMP/acked" <<'EOF'
-import nbd, os, signal, socket, struct, sys
+import nbd, socket, struct, sys
+from nbd_helpers import sigterm_after_first_ack
 
 sock, pid, acked_path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 CHUNK = 256 * 1024
@@ -37,23 +38,7 @@ cookies = {}
 for i in range(64):
     cookies[h.aio_pwrite(bytes([i + 1]) * CHUNK, i * CHUNK)] = i
 
-acked = []
-signalled = False
-while cookies and not h.aio_is_closed() and not h.aio_is_dead():
-    try:
-        h.poll(-1)
-    except nbd.Error:
-        break
-    for cookie in list(cookies):
-        try:
-            if h.aio_command_completed(cookie):
-                acked.append(cookies.pop(cookie))
-        except nbd.Error:
-            cookies.pop(cookie)  # failed: not acknowledged
-    if acked and not signalled:
-        os.kill(pid, signal.SIGTERM)  # stop while the rest of the writes are under way
-        signalled = True
-assert signalled, 'no write completed'
+acked = sigterm_after_first_ack(h, cookies, pid)  # the rest still under way
 open(acked_path, 'w').write(' '.join(map(str, acked)))
 print('%d of 64 writes acknowledged' % len(acked))
 EOF

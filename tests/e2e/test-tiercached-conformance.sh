@@ -41,14 +41,7 @@ h.set_strict_mode(0)
 h.connect_unix('$TC_SOCKET')
 assert h.get_size() == size
 
-def expect(name, want, fn):
-    try:
-        fn()
-    except nbd.Error as e:
-        assert e.errnum == want, '%s: got %s (%s), want %s' % (name, e.errno, e.string,
-                                                                errno.errorcode[want])
-        return
-    raise AssertionError('%s: succeeded, want %s' % (name, errno.errorcode[want]))
+from nbd_helpers import expect_error as expect
 
 blk = b'\xa5' * 4096
 h.pwrite(blk, size - 4096)
@@ -85,14 +78,7 @@ h.shutdown()
 "
 }
 
-qio() {
-  local out
-  out="$(qemu-io -f raw "$TC_URI" "$@" 2>&1)" || { echo "$out"; fail "qemu-io $*"; }
-  if grep -q "Pattern verification failed\|failed:\|error" <<<"$out"; then
-    echo "$out"
-    fail "qemu-io $*"
-  fi
-}
+qio() { qemu_io "$TC_URI" "$@"; }
 
 check_qemu_io() {
   qio -c "write -P 0xab 0 1M" -c "read -P 0xab 0 1M" \

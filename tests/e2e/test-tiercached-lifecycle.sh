@@ -88,28 +88,14 @@ reread_warm
 [ "$(tc_stat read_misses)" = "$misses0" ] || fail "re-read before restart: misses"
 
 python3 - "$TC_SOCKET" "$TC_PID" acked <<'EOF'
-import nbd, os, signal, sys
+import nbd, sys
+from nbd_helpers import sigterm_after_first_ack
 sock, pid, acked_path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 CHUNK, BASE = 256 * 1024, 16 << 20
 h = nbd.NBD()
 h.connect_unix(sock)
 cookies = {h.aio_pwrite(bytes([i + 1]) * CHUNK, BASE + i * CHUNK): i for i in range(64)}
-acked, signalled = [], False
-while cookies and not h.aio_is_closed() and not h.aio_is_dead():
-    try:
-        h.poll(-1)
-    except nbd.Error:
-        break
-    for cookie in list(cookies):
-        try:
-            if h.aio_command_completed(cookie):
-                acked.append(cookies.pop(cookie))
-        except nbd.Error:
-            cookies.pop(cookie)  # failed: not acknowledged
-    if acked and not signalled:
-        os.kill(pid, signal.SIGTERM)  # the rest of the writes are still under way
-        signalled = True
-assert signalled, 'no write completed'
+acked = sigterm_after_first_ack(h, cookies, pid)  # the rest still under way
 open(acked_path, 'w').write(' '.join(map(str, acked)))
 print('SIGTERM after the first of %d acknowledged writes (of 64)' % len(acked))
 EOF
@@ -162,17 +148,7 @@ start_tiercached ssd.img
 tc_cli mode wb >/dev/null
 # Foreground reads every 50 ms keep the idle cleaner away, so the data is still dirty (only on
 # the SSD) when the daemon is killed.
-nbdsh -u "$TC_URI" -c '
-import time
-while True:
-    try:
-        h.pread(4096, 0)
-    except nbd.Error:
-        break
-    time.sleep(0.05)
-' 2>/dev/null &
-trickle=$!
-cleanup_fn "kill $trickle 2>/dev/null || true"
+start_trickle "$TC_URI"
 head -c $((8 << 20)) /dev/urandom >flushed.bin
 head -c $((4 << 20)) /dev/urandom >after.bin
 nbdsh -u "$TC_URI" -c "
@@ -184,7 +160,7 @@ h.pwrite(open('after.bin', 'rb').read(), 72 << 20)  # not flushed: old or new, p
 kill -KILL "$TC_PID"
 wait_exit_status "$TC_PID" || true
 TC_PID=""
-wait "$trickle" 2>/dev/null || true
+wait "$TRICKLE_PID" 2>/dev/null || true
 check="$("$TIERCACHE_CLI" check --cache ssd.img --json)" || fail "tiercache check after kill: $check"
 [ "$(jq -r .clean_shutdown <<<"$check")" = false ] || fail "marked clean after kill -9: $check"
 [ "$(jq -r .lines_dirty <<<"$check")" -gt 0 ] || fail "no dirty lines after kill -9: $check"

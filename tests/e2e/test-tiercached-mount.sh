@@ -108,28 +108,13 @@ checksums() {
   (cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum)
 }
 
-# Reads a block every 50 ms until the daemon goes away: foreground I/O keeps the idle cleaner
-# from writing the dirty lines back, so that they are still dirty at the stop.
-start_trickle() {
-  nbdsh -u "$TC_URI" -c '
-import time
-while True:
-    try:
-        h.pread(4096, 0)
-    except nbd.Error:
-        break
-    time.sleep(0.05)
-' 2>/dev/null &
-  TRICKLE_PID=$!
-  cleanup_fn "kill $TRICKLE_PID 2>/dev/null || true"
-}
-
 run_mode() {
   local mode="$1"
   rm -f ssd.img hdd.img sums
   make_cache ssd.img 64M hdd.img 256M --mode "$mode"
   start_tiercached ssd.img
-  if [ "$mode" = wb ]; then start_trickle; fi
+  # In wb, foreground reads keep the idle cleaner away: the lines are still dirty at the stop.
+  if [ "$mode" = wb ]; then start_trickle "$TC_URI"; fi
 
   mount_export mkfs
   cp -a tree/. mnt/
