@@ -11,7 +11,7 @@
 #include "cachelib/engine/cache.h"
 #include "cachelib/engine/engine_counters.h"
 #include "cachelib/engine/shard.h"
-#include "policy/admission/admission_policy.h"
+#include "policy/admission/always_admit.h"
 
 namespace tiercache {
 

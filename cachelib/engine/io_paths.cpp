@@ -79,7 +79,7 @@ CacheLine* LookupOrAdmit(Request& req, const Segment& seg, Shard& shard) {
     return line;
   }
   req.all_cached = false;
-  if (!e.admission->admit({seg.core_line, req.offset, req.length, true})) return nullptr;
+  if (!e.admission->admit({.block = seg.core_line, .is_write = true})) return nullptr;
   return e.allocate_line(shard, seg.core_line);
 }
 

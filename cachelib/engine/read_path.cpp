@@ -27,7 +27,7 @@ void FillAfterReply(Engine& e, Segment seg, SectorBits fill, AlignedBuffer data)
     std::lock_guard lock(shard.mu);
     line = shard.lookup(seg.core_line);
     if (line == nullptr &&
-        e.admission->admit({seg.core_line, seg.core_offset(e.line_size), seg.bytes(), false})) {
+        e.admission->admit({.block = seg.core_line, .is_write = false})) {
       line = e.allocate_line(shard, seg.core_line);
     }
     if (line != nullptr) fill &= ~line->valid;  // another reader may have filled some already

@@ -19,14 +19,10 @@ Shard::Shard(uint32_t first_id, uint32_t stride, uint64_t total_lines)
       buckets_(std::bit_ceil(std::max<size_t>(lines_.size(), 16))),
       index_(Index::bucket_traits(buckets_.data(), buckets_.size())),
       locks_(256) {
-  std::vector<uint32_t> ids;
-  ids.reserve(lines_.size());
-  for (size_t i = 0; i < lines_.size(); ++i) {
-    lines_[i].id = first_id + uint32_t(i) * stride;
-    ids.push_back(lines_[i].id);
-  }
-  free_.assign(ids.rbegin(), ids.rend());  // hand out low ids first
-  policy_ = std::make_unique<LruPolicy>(ids);
+  free_.reserve(lines_.size());
+  for (size_t i = 0; i < lines_.size(); ++i) lines_[i].id = first_id + uint32_t(i) * stride;
+  for (size_t i = lines_.size(); i-- > 0;) free_.push_back(lines_[i].id);  // low ids first
+  policy_ = std::make_unique<LruPolicy>(uint32_t(lines_.size()));
 }
 
 Shard::~Shard() {
@@ -49,7 +45,7 @@ CacheLine* Shard::take_free_line() {
 void Shard::map(CacheLine& l, uint64_t core_line) {
   l.core_line = core_line;
   index_.insert(l);
-  policy_->on_insert(l.id);
+  policy_->on_insert(local(l.id), core_line);
   ++used_;
 }
 
@@ -58,13 +54,13 @@ CacheLine* Shard::allocate(uint64_t core_line,
   *evicted = false;
   CacheLine* l = take_free_line();
   if (l == nullptr) {
-    auto victim = policy_->pick_victim([&](uint32_t id) { return can_reuse(line(id)); },
-                                       kMaxVictimScan);
+    auto victim = policy_->pick_victim(
+        [&](uint32_t slot) { return can_reuse(lines_[slot]); }, kMaxVictimScan);
     if (!victim) return nullptr;
-    l = &line(*victim);
+    l = &lines_[*victim];
     assert(l->dirty.none());
     index_.erase(index_.iterator_to(*l));
-    policy_->on_remove(l->id);
+    policy_->on_evict(*victim, l->core_line);
     --used_;
     *evicted = true;
   }

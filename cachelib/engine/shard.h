@@ -34,7 +34,7 @@ class Shard {
   // after the last install.
   void install(uint32_t id, const LineRecord& record);
   void finish_load();
-  void touch(CacheLine& line) { policy_->on_access(line.id); }
+  void touch(CacheLine& line) { policy_->on_hit(local(line.id)); }
   // Call after changing line.dirty: keeps the dirty set and dirty-line count right.
   void dirty_changed(CacheLine& line);
 
@@ -49,6 +49,7 @@ class Shard {
       CacheLine, boost::intrusive::base_hook<IndexHook>,
       boost::intrusive::key_of_value<CacheLineKey>, boost::intrusive::power_2_buckets<true>>;
 
+  uint32_t local(uint32_t id) const { return (id - first_id_) / stride_; }
   CacheLine* take_free_line();
   void map(CacheLine& line, uint64_t core_line);
 

@@ -4,49 +4,48 @@
 
 namespace tiercache {
 
-LruPolicy::LruPolicy(const std::vector<LineId>& line_ids) : nodes_(line_ids.size()) {
-  // Shards own strided ids (first, first+stride, ...): map them to dense slots without a hash.
-  if (!line_ids.empty()) first_ = line_ids[0];
-  if (line_ids.size() > 1) stride_ = line_ids[1] - line_ids[0];
-  for (size_t i = 0; i < line_ids.size(); ++i) {
-    assert(line_ids[i] == first_ + i * stride_);
-    nodes_[i].id = line_ids[i];
-  }
+LruPolicy::LruPolicy(uint32_t capacity) : prev_(capacity, kNone), next_(capacity, kNone) {}
+
+void LruPolicy::link_front(Slot slot) {
+  prev_[slot] = kNone;
+  next_[slot] = head_;
+  if (head_ != kNone) prev_[head_] = slot;
+  head_ = slot;
+  if (tail_ == kNone) tail_ = slot;
 }
 
-LruPolicy::Node& LruPolicy::node(LineId line) {
-  size_t slot = (line - first_) / stride_;
-  assert(slot < nodes_.size() && nodes_[slot].id == line);
-  return nodes_[slot];
+void LruPolicy::unlink(Slot slot) {
+  if (!linked(slot)) return;
+  Slot p = prev_[slot], n = next_[slot];
+  if (p != kNone) next_[p] = n; else head_ = n;
+  if (n != kNone) prev_[n] = p; else tail_ = p;
+  prev_[slot] = next_[slot] = kNone;
 }
 
-void LruPolicy::on_insert(LineId line) {
-  Node& n = node(line);
-  if (n.is_linked()) list_.erase(list_.iterator_to(n));
-  list_.push_front(n);
+void LruPolicy::on_insert(Slot slot, uint64_t) {
+  assert(slot < prev_.size() && !linked(slot));
+  link_front(slot);
 }
 
-void LruPolicy::on_access(LineId line) {
-  Node& n = node(line);
-  if (!n.is_linked()) return;
-  list_.erase(list_.iterator_to(n));
-  list_.push_front(n);
+void LruPolicy::on_hit(Slot slot) {
+  if (!linked(slot) || head_ == slot) return;
+  unlink(slot);
+  link_front(slot);
 }
 
-void LruPolicy::on_remove(LineId line) {
-  Node& n = node(line);
-  if (n.is_linked()) list_.erase(list_.iterator_to(n));
-}
+void LruPolicy::on_remove(Slot slot) { unlink(slot); }
 
-std::optional<ReplacementPolicy::LineId> LruPolicy::pick_victim(
-    const std::function<bool(LineId)>& can_evict, uint32_t max_scan) {
-  uint32_t scanned = 0;
-  for (auto it = list_.rbegin(); it != list_.rend() && scanned < max_scan; ++it, ++scanned) {
-    if (can_evict(it->id)) return it->id;
+std::optional<ReplacementPolicy::Slot> LruPolicy::pick_victim(
+    const std::function<bool(Slot)>& can_evict, uint32_t max_scan) {
+  Slot s = tail_;
+  for (uint32_t i = 0; i < max_scan && s != kNone; ++i, s = prev_[s]) {
+    if (can_evict(s)) return s;
   }
   return std::nullopt;
 }
 
-uint64_t LruPolicy::memory_size() const { return nodes_.size() * sizeof(Node); }
+uint64_t LruPolicy::memory_size() const {
+  return (prev_.capacity() + next_.capacity()) * sizeof(Slot);
+}
 
 }  // namespace tiercache

@@ -1,9 +1,10 @@
-// LruPolicy: least-recently-used replacement over a fixed set of line ids. Nodes live in one array
-// indexed by line id and are linked with a Boost.Intrusive list, so no operation allocates.
-// Not thread-safe.
+// LruPolicy: textbook least-recently-used replacement over one shard's slots. The recency list is
+// threaded through two arrays of 32-bit slot indexes (8 bytes per slot), so no call allocates.
+// Not scan-resistant: kept as the reference point and for workloads that are pure recency.
+// Not thread-safe (one per shard, under the shard lock).
 #pragma once
 
-#include <boost/intrusive/list.hpp>
+#include <cstdint>
 #include <vector>
 
 #include "policy/replacement/replacement_policy.h"
@@ -12,27 +13,26 @@ namespace tiercache {
 
 class LruPolicy final : public ReplacementPolicy {
  public:
-  // `line_ids` are the ids this instance manages (one shard's lines).
-  explicit LruPolicy(const std::vector<LineId>& line_ids);
+  explicit LruPolicy(uint32_t capacity);
 
   const char* name() const override { return "lru"; }
-  void on_insert(LineId line) override;
-  void on_access(LineId line) override;
-  void on_remove(LineId line) override;
-  std::optional<LineId> pick_victim(const std::function<bool(LineId)>& can_evict,
-                                    uint32_t max_scan) override;
+  void on_insert(Slot slot, uint64_t block) override;
+  void on_hit(Slot slot) override;
+  void on_remove(Slot slot) override;
+  std::optional<Slot> pick_victim(const std::function<bool(Slot)>& can_evict,
+                                  uint32_t max_scan) override;
+  void on_evict(Slot slot, uint64_t block) override { unlink(slot); }
   uint64_t memory_size() const override;
 
  private:
-  struct Node : boost::intrusive::list_base_hook<> {
-    LineId id = 0;
-  };
-  Node& node(LineId line);
+  static constexpr Slot kNone = ~Slot{0};
+  bool linked(Slot slot) const { return prev_[slot] != kNone || head_ == slot; }
+  void link_front(Slot slot);
+  void unlink(Slot slot);
 
-  std::vector<Node> nodes_;
-  std::vector<uint32_t> slot_of_line_;  // line id -> index in nodes_ (ids may be strided)
-  uint32_t stride_ = 1, first_ = 0;
-  boost::intrusive::list<Node> list_;  // front = most recent
+  std::vector<Slot> prev_, next_;  // kNone-terminated; prev_ of an unlinked slot is kNone
+  Slot head_ = kNone;              // most recent
+  Slot tail_ = kNone;              // least recent
 };
 
 }  // namespace tiercache
