@@ -1,0 +1,51 @@
+#include "policy/sequential/sequential_detector.h"
+
+#include <cassert>
+
+namespace tiercache {
+
+SequentialDetector::SequentialDetector(const SequentialOptions& options)
+    : enabled_(options.enabled),
+      reads_(options.enabled ? options.streams : 0, options.read_cutoff_bytes),
+      writes_(options.enabled ? options.streams : 0, options.write_cutoff_bytes) {
+  assert(options.validate().ok());
+}
+
+bool SequentialDetector::observe(uint64_t offset, uint64_t length, bool is_write) {
+  if (!enabled_ || length == 0) return false;
+  Direction& d = is_write ? writes_ : reads_;
+  std::lock_guard lock(d.mu);
+  if (d.table.add(offset, length) < d.cutoff) return false;
+  ++d.bypassed_requests;
+  d.bypassed_bytes += length;
+  return true;
+}
+
+uint64_t SequentialDetector::memory_size() const {
+  // The tables never grow after construction, so no lock is needed to read their capacity.
+  return reads_.table.memory_size() + writes_.table.memory_size();
+}
+
+void SequentialDetector::visit_counters(const CounterVisitor& visit) const {
+  // Copy under the locks, visit outside them: the visitor is caller code.
+  uint64_t read_bytes, read_requests, write_bytes, write_requests, tracked;
+  {
+    std::lock_guard lock(reads_.mu);
+    read_bytes = reads_.bypassed_bytes;
+    read_requests = reads_.bypassed_requests;
+    tracked = reads_.table.tracked();
+  }
+  {
+    std::lock_guard lock(writes_.mu);
+    write_bytes = writes_.bypassed_bytes;
+    write_requests = writes_.bypassed_requests;
+    tracked += writes_.table.tracked();
+  }
+  visit("bypassed_read_bytes", read_bytes);
+  visit("bypassed_write_bytes", write_bytes);
+  visit("bypassed_read_requests", read_requests);
+  visit("bypassed_write_requests", write_requests);
+  visit("streams_tracked", tracked);
+}
+
+}  // namespace tiercache

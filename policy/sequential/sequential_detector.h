@@ -1,0 +1,49 @@
+// SequentialDetector: decides which requests bypass the cache because they belong to a long
+// sequential stream (see SequentialOptions). Streams are tracked by position (StreamTable), reads
+// and writes apart; the first cutoff bytes of every stream are cached, the rest goes to the core.
+// Thread-safe: observe() is called from every event-loop thread. Each direction has its own mutex,
+// held for one scan of at most `streams` stream ends; nothing allocates after construction.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+
+#include "policy/common/policy_counters.h"
+#include "policy/sequential/sequential_options.h"
+#include "policy/sequential/stream_table.h"
+
+namespace tiercache {
+
+class SequentialDetector {
+ public:
+  // REQUIRES: options.validate().ok().
+  explicit SequentialDetector(const SequentialOptions& options);
+
+  // Records the request [offset, offset + length) and returns true when it should bypass the
+  // cache: its stream had already spanned at least the direction's cutoff before it arrived.
+  // So the request that reaches or crosses the cutoff is still cached; the next one bypasses.
+  // Never true when disabled or for length 0. Thread-safe.
+  bool observe(uint64_t offset, uint64_t length, bool is_write);
+
+  // Heap bytes held: 20 per stream per direction (0 when disabled). Not per cache slot.
+  uint64_t memory_size() const;
+  // bypassed_{read,write}_{bytes,requests}, streams_tracked (both directions). Thread-safe.
+  void visit_counters(const CounterVisitor& visit) const;
+
+ private:
+  // One per direction, on its own cache line so readers and writers do not share one.
+  struct alignas(64) Direction {
+    Direction(uint32_t streams, uint64_t cutoff) : cutoff(cutoff), table(streams) {}
+    const uint64_t cutoff;
+    mutable std::mutex mu;
+    StreamTable table;               // GUARDED_BY(mu)
+    uint64_t bypassed_requests = 0;  // GUARDED_BY(mu)
+    uint64_t bypassed_bytes = 0;     // GUARDED_BY(mu)
+  };
+
+  const bool enabled_;
+  Direction reads_;
+  Direction writes_;
+};
+
+}  // namespace tiercache

@@ -1,0 +1,227 @@
+#include "policy/sequential/sequential_detector.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <thread>
+
+namespace tiercache {
+namespace {
+
+constexpr uint64_t kKiB = 1024;
+constexpr uint64_t kMiB = 1024 * kKiB;
+constexpr uint64_t kGiB = 1024 * kMiB;
+constexpr uint64_t kReq = 128 * kKiB;
+constexpr bool kRead = false;
+constexpr bool kWrite = true;
+
+std::map<std::string, uint64_t> Counters(const SequentialDetector& d) {
+  std::map<std::string, uint64_t> out;
+  d.visit_counters([&](std::string_view name, uint64_t v) { out[std::string(name)] = v; });
+  return out;
+}
+
+// Request k (1-based) of a 128 KiB stream starting at `base`.
+uint64_t At(uint64_t base, int k) { return base + uint64_t(k - 1) * kReq; }
+
+// Cutoff 4 MiB = 32 x 128 KiB. Request k starts at (k-1) x 128 KiB, so the stream spanned
+// (k-1) x 128 KiB before it: bypass iff (k-1) x 128 KiB >= 4096 KiB iff k >= 33. Request 32
+// reaches the cutoff exactly and is still cached.
+TEST(SequentialDetectorTest, FourMiBCutoffBypassesFrom33rdRequestOf128KiB) {
+  SequentialDetector d(SequentialOptions{});
+  for (int k = 1; k <= 40; ++k) {
+    EXPECT_EQ(d.observe(At(0, k), kReq, kWrite), k >= 33) << "request " << k;
+  }
+  auto c = Counters(d);
+  EXPECT_EQ(c["bypassed_write_requests"], 8u);
+  EXPECT_EQ(c["bypassed_write_bytes"], 8 * kReq);
+  EXPECT_EQ(c["bypassed_read_requests"], 0u);
+  EXPECT_EQ(c["bypassed_read_bytes"], 0u);
+  EXPECT_EQ(c["streams_tracked"], 1u);
+}
+
+// 3 MiB requests: before request 2 the stream spanned 3 MiB < 4 MiB, so request 2 (which crosses
+// the cutoff) is cached; request 3 sees 6 MiB and bypasses.
+TEST(SequentialDetectorTest, RequestCrossingTheCutoffIsCached) {
+  SequentialDetector d(SequentialOptions{});
+  EXPECT_FALSE(d.observe(0, 3 * kMiB, kRead));
+  EXPECT_FALSE(d.observe(3 * kMiB, 3 * kMiB, kRead));
+  EXPECT_TRUE(d.observe(6 * kMiB, 3 * kMiB, kRead));
+  EXPECT_EQ(Counters(d)["bypassed_read_bytes"], 3 * kMiB);
+}
+
+TEST(SequentialDetectorTest, SixtyFourInterleavedStreamsAllDetected) {
+  SequentialDetector d(SequentialOptions{});
+  for (int k = 1; k <= 40; ++k) {
+    for (uint64_t s = 0; s < 64; ++s) {
+      EXPECT_EQ(d.observe(At(s * kGiB, k), kReq, kRead), k >= 33) << "stream " << s;
+    }
+  }
+  auto c = Counters(d);
+  EXPECT_EQ(c["bypassed_read_requests"], 64u * 8);
+  EXPECT_EQ(c["bypassed_read_bytes"], 64u * 8 * kReq);
+  EXPECT_EQ(c["streams_tracked"], 64u);
+}
+
+TEST(SequentialDetectorTest, SixtyFifthStreamEvictsLeastRecentlyUsed) {
+  SequentialDetector d(SequentialOptions{});
+  // 32 rounds: every stream spans exactly the cutoff; stream 0 is the least recently used.
+  for (int k = 1; k <= 32; ++k) {
+    for (uint64_t s = 0; s < 64; ++s) ASSERT_FALSE(d.observe(At(s * kGiB, k), kReq, kRead));
+  }
+  EXPECT_FALSE(d.observe(64 * kGiB, kReq, kRead));  // stream 64 replaces stream 0
+  EXPECT_TRUE(d.observe(At(1 * kGiB, 33), kReq, kRead));   // still tracked
+  EXPECT_FALSE(d.observe(At(0 * kGiB, 33), kReq, kRead));  // forgotten: a new stream (evicts 2)
+  EXPECT_FALSE(d.observe(At(2 * kGiB, 33), kReq, kRead));  // forgotten (evicts 3)
+  EXPECT_FALSE(d.observe(At(3 * kGiB, 33), kReq, kRead));  // forgotten (evicts 4)
+  EXPECT_TRUE(d.observe(At(5 * kGiB, 33), kReq, kRead));
+  EXPECT_EQ(Counters(d)["streams_tracked"], 64u);
+}
+
+TEST(SequentialDetectorTest, ReadsAndWritesTrackedApart) {
+  SequentialDetector d(SequentialOptions{});
+  // 64 read and 64 write streams at once: each direction has its own 64 entries.
+  for (int k = 1; k <= 40; ++k) {
+    for (uint64_t s = 0; s < 64; ++s) {
+      EXPECT_EQ(d.observe(At(s * kGiB, k), kReq, kRead), k >= 33);
+      EXPECT_EQ(d.observe(At((100 + s) * kGiB, k), kReq, kWrite), k >= 33);
+    }
+  }
+  auto c = Counters(d);
+  EXPECT_EQ(c["streams_tracked"], 128u);
+  EXPECT_EQ(c["bypassed_read_requests"], 64u * 8);
+  EXPECT_EQ(c["bypassed_write_requests"], 64u * 8);
+  // A write starting where a bypassed read stream ends starts a write stream of its own.
+  EXPECT_TRUE(d.observe(At(0, 41), kReq, kRead));
+  EXPECT_FALSE(d.observe(At(0, 42), kReq, kWrite));
+}
+
+TEST(SequentialDetectorTest, RandomRequestsDoNotBreakAStream) {
+  SequentialDetector d(SequentialOptions{});
+  int random = 0;
+  auto random_read = [&] {
+    // Distinct 1 GiB slots past 2 TiB, visited in a scattered order (7919 is prime to 1000).
+    uint64_t slot = uint64_t(random++) * 7919 % 1000;
+    return d.observe(2048 * kGiB + slot * kGiB, 4 * kKiB, kRead);
+  };
+  for (int k = 1; k <= 40; ++k) {
+    EXPECT_EQ(d.observe(At(0, k), kReq, kRead), k >= 33) << "request " << k;
+    EXPECT_FALSE(random_read());
+    EXPECT_FALSE(random_read());
+    if (k == 24) EXPECT_FALSE(d.observe(kMiB, 4 * kKiB, kRead));  // inside the stream's span
+  }
+  auto c = Counters(d);
+  EXPECT_EQ(c["bypassed_read_requests"], 8u);
+  EXPECT_EQ(c["streams_tracked"], 64u);  // 81 one-request streams came and went around it
+}
+
+TEST(SequentialDetectorTest, GapsAndOverlapsWithinTheJoinWindow) {
+  SequentialOptions o;
+  o.read_cutoff_bytes = 256 * kKiB;
+  SequentialDetector d(o);
+  EXPECT_FALSE(d.observe(0, kReq, kRead));
+  // A 64 KiB gap continues the stream (span 128 KiB -> 320 KiB), one more 4 KiB does not.
+  EXPECT_FALSE(d.observe(192 * kKiB, kReq, kRead));
+  EXPECT_TRUE(d.observe(320 * kKiB, kReq, kRead));
+  EXPECT_FALSE(d.observe(516 * kKiB, kReq, kRead));  // end 448 KiB + 68 KiB: a new stream
+  // Two requests of a stream arriving swapped: the later one first, then the earlier.
+  EXPECT_FALSE(d.observe(kGiB + 32 * kKiB, 32 * kKiB, kRead));
+  EXPECT_FALSE(d.observe(kGiB, 32 * kKiB, kRead));  // 64 KiB back from the end: joins
+  EXPECT_FALSE(d.observe(kGiB + 64 * kKiB, 192 * kKiB, kRead));  // span 64 KiB < 256 KiB
+  EXPECT_TRUE(d.observe(kGiB + 256 * kKiB, 4 * kKiB, kRead));   // span 256 KiB
+}
+
+TEST(SequentialDetectorTest, RewritingATailDoesNotLengthenTheStream) {
+  SequentialDetector d(SequentialOptions{});
+  // A journal rewriting its last block: 10,000 x 4 KiB = 40 MiB written, span stays 4 KiB.
+  for (int i = 0; i < 10000; ++i) ASSERT_FALSE(d.observe(kGiB, 4 * kKiB, kWrite));
+  EXPECT_EQ(Counters(d)["streams_tracked"], 1u);
+}
+
+TEST(SequentialDetectorTest, DisabledNeverBypasses) {
+  SequentialOptions o;
+  o.enabled = false;
+  o.read_cutoff_bytes = 0;  // not checked when disabled
+  ASSERT_TRUE(o.validate().ok());
+  SequentialDetector d(o);
+  for (int k = 1; k <= 1000; ++k) {
+    ASSERT_FALSE(d.observe(At(0, k), kReq, kRead));
+    ASSERT_FALSE(d.observe(At(0, k), kReq, kWrite));
+  }
+  for (auto& [name, value] : Counters(d)) EXPECT_EQ(value, 0u) << name;
+  EXPECT_EQ(d.memory_size(), 0u);
+}
+
+// Reads: 1 MiB = 8 x 128 KiB, bypass from request 9. Writes: 2 MiB = 16 x 128 KiB, from 17.
+TEST(SequentialDetectorTest, CutoffPerDirection) {
+  SequentialOptions o;
+  o.read_cutoff_bytes = 1 * kMiB;
+  o.write_cutoff_bytes = 2 * kMiB;
+  SequentialDetector d(o);
+  for (int k = 1; k <= 20; ++k) {
+    EXPECT_EQ(d.observe(At(0, k), kReq, kRead), k >= 9) << "read " << k;
+    EXPECT_EQ(d.observe(At(kGiB, k), kReq, kWrite), k >= 17) << "write " << k;
+  }
+  auto c = Counters(d);
+  EXPECT_EQ(c["bypassed_read_requests"], 12u);
+  EXPECT_EQ(c["bypassed_write_requests"], 4u);
+  EXPECT_EQ(c["bypassed_read_bytes"], 12 * kReq);
+  EXPECT_EQ(c["bypassed_write_bytes"], 4 * kReq);
+}
+
+// Each thread runs one read and one write stream of 2000 requests: 2000 - 32 bypassed each.
+TEST(SequentialDetectorTest, ConcurrentObserveCountsExactly) {
+  SequentialDetector d(SequentialOptions{});
+  constexpr int kRequests = 2000;
+  int bypassed[2] = {0, 0};
+  auto run = [&](int t) {
+    uint64_t base = uint64_t(t) * 1024 * kGiB;
+    for (int k = 1; k <= kRequests; ++k) {
+      bypassed[t] += d.observe(At(base, k), kReq, kRead);
+      bypassed[t] += d.observe(At(base, k), kReq, kWrite);
+    }
+  };
+  std::thread a(run, 0), b(run, 1);
+  a.join();
+  b.join();
+  EXPECT_EQ(bypassed[0], 2 * (kRequests - 32));
+  EXPECT_EQ(bypassed[1], 2 * (kRequests - 32));
+  auto c = Counters(d);
+  EXPECT_EQ(c["bypassed_read_requests"], 2u * (kRequests - 32));
+  EXPECT_EQ(c["bypassed_write_requests"], 2u * (kRequests - 32));
+  EXPECT_EQ(c["bypassed_write_bytes"], 2u * (kRequests - 32) * kReq);
+  EXPECT_EQ(c["streams_tracked"], 4u);
+}
+
+TEST(SequentialDetectorTest, MemoryIsTwentyBytesPerStreamPerDirection) {
+  EXPECT_EQ(SequentialDetector(SequentialOptions{}).memory_size(), 2u * 64 * 20);
+  SequentialOptions o;
+  o.streams = 4096;
+  EXPECT_EQ(SequentialDetector(o).memory_size(), 2u * 4096 * 20);
+}
+
+TEST(SequentialOptionsTest, ValidateNamesTheBadField) {
+  auto error = [](void (*edit)(SequentialOptions&)) {
+    SequentialOptions o;
+    edit(o);
+    Status s = o.validate();
+    return s.ok() ? std::string("ok") : s.message();
+  };
+  EXPECT_EQ(error([](SequentialOptions&) {}), "ok");
+  EXPECT_EQ(error([](SequentialOptions& o) { o.read_cutoff_bytes = 0; }),
+            "read_cutoff_bytes must be a multiple of 4096 and >= 4096");
+  EXPECT_EQ(error([](SequentialOptions& o) { o.read_cutoff_bytes = 4096 + 512; }),
+            "read_cutoff_bytes must be a multiple of 4096 and >= 4096");
+  EXPECT_EQ(error([](SequentialOptions& o) { o.write_cutoff_bytes = 2048; }),
+            "write_cutoff_bytes must be a multiple of 4096 and >= 4096");
+  EXPECT_EQ(error([](SequentialOptions& o) { o.streams = 0; }), "streams must be in [1, 4096]");
+  EXPECT_EQ(error([](SequentialOptions& o) { o.streams = 4097; }), "streams must be in [1, 4096]");
+  EXPECT_EQ(error([](SequentialOptions& o) { o.streams = 4096; o.read_cutoff_bytes = 4096; }),
+            "ok");
+  EXPECT_EQ(error([](SequentialOptions& o) { o.enabled = false; o.write_cutoff_bytes = 1; }),
+            "ok");
+}
+
+}  // namespace
+}  // namespace tiercache
