@@ -1,0 +1,35 @@
+#include "policy/cleaning/cleaning_options.h"
+
+namespace tiercache {
+namespace {
+
+constexpr uint32_t kMaxBatchBlocks = uint32_t{1} << 20;
+
+}  // namespace
+
+Status CleaningOptions::validate() const {
+  // Written as !(in range) so that NaN fails too.
+  if (!(dirty_high > 0.0 && dirty_high <= 1.0)) {
+    return Status::InvalidArgument("dirty_high must be in (0, 1]");
+  }
+  if (!(dirty_target >= 0.0 && dirty_target < dirty_high)) {
+    return Status::InvalidArgument("dirty_target must be in [0, dirty_high)");
+  }
+  if (max_dirty_age <= Nanos(0)) return Status::InvalidArgument("max_dirty_age must be > 0");
+  if (age_margin < Nanos(0) || age_margin >= max_dirty_age) {
+    return Status::InvalidArgument("age_margin must be in [0, max_dirty_age)");
+  }
+  if (!(busy_share > 0.0 && busy_share <= 1.0)) {
+    return Status::InvalidArgument("busy_share must be in (0, 1]");
+  }
+  if (idle_after <= Nanos(0)) return Status::InvalidArgument("idle_after must be > 0");
+  if (busy_batch_blocks < 1 || busy_batch_blocks > kMaxBatchBlocks) {
+    return Status::InvalidArgument("busy_batch_blocks must be in [1, 1048576]");
+  }
+  if (idle_batch_blocks < busy_batch_blocks || idle_batch_blocks > kMaxBatchBlocks) {
+    return Status::InvalidArgument("idle_batch_blocks must be in [busy_batch_blocks, 1048576]");
+  }
+  return Status::Ok();
+}
+
+}  // namespace tiercache

@@ -1,0 +1,43 @@
+// CleaningOptions: the knobs of the "target" cleaning policy (DirtyTargetPolicy): how much dirty
+// data write-back may hold, how old it may get, and how much HDD time cleaning may take while
+// clients are active. Plain value type; thread-compatible.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+
+#include "cachelib/common/clock.h"
+#include "cachelib/common/status.h"
+
+namespace tiercache {
+
+struct CleaningOptions {
+  // Above this fraction of the cache's blocks dirty, clean even while clients are active, within
+  // busy_share of wall time. Fraction, in [0, dirty_high). Default: 0.2.
+  double dirty_target = 0.2;
+  // Above this fraction dirty, clean back to back whatever the clients do.
+  // Fraction, in (0, 1] and above dirty_target. Default: 0.5.
+  double dirty_high = 0.5;
+  // Bound on how long a block stays dirty (what a lost SSD can cost). > 0. Default: 30 s.
+  Nanos max_dirty_age = std::chrono::seconds(30);
+  // Clean oldest-first, whatever the clients do, once the oldest dirty block is this close to
+  // max_dirty_age. In [0, max_dirty_age). Default: 5 s.
+  Nanos age_margin = std::chrono::seconds(5);
+  // Share of wall time the cleaner's batches may take while clients are active: after a batch of
+  // duration d, the next starts d * (1 - busy_share) / busy_share later. In (0, 1]. Default: 0.1.
+  double busy_share = 0.1;
+  // No foreground request for this long means idle: clean continuously in large batches. > 0.
+  // Default: 1 s.
+  Nanos idle_after = std::chrono::seconds(1);
+  // Blocks (4 KiB) per batch while clients are active: small, so a batch delays them little.
+  // In [1, 1048576]. Default: 64 (256 KiB).
+  uint32_t busy_batch_blocks = 64;
+  // Blocks (4 KiB) per batch when idle or draining: large, so LBA-order writes coalesce.
+  // In [busy_batch_blocks, 1048576]. Default: 1024 (4 MiB).
+  uint32_t idle_batch_blocks = 1024;
+
+  // InvalidArgument naming the first bad field.
+  Status validate() const;
+};
+
+}  // namespace tiercache

@@ -1,0 +1,61 @@
+#include "policy/cleaning/cleaning_options.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+namespace tiercache {
+namespace {
+
+using std::chrono::seconds;
+
+std::string Error(void (*edit)(CleaningOptions&)) {
+  CleaningOptions o;
+  edit(o);
+  Status s = o.validate();
+  return s.ok() ? std::string("ok") : s.message();
+}
+
+TEST(CleaningOptionsTest, DefaultsAndEdgesAreValid) {
+  EXPECT_EQ(Error([](CleaningOptions&) {}), "ok");
+  EXPECT_EQ(Error([](CleaningOptions& o) { o.dirty_target = 0; o.dirty_high = 1; }), "ok");
+  EXPECT_EQ(Error([](CleaningOptions& o) { o.age_margin = seconds(0); o.busy_share = 1; }), "ok");
+  EXPECT_EQ(Error([](CleaningOptions& o) { o.busy_batch_blocks = o.idle_batch_blocks = 1; }),
+            "ok");
+  EXPECT_EQ(Error([](CleaningOptions& o) { o.idle_batch_blocks = 1 << 20; }), "ok");
+}
+
+TEST(CleaningOptionsTest, ValidateNamesTheBadField) {
+  EXPECT_EQ(Error([](CleaningOptions& o) { o.dirty_high = 0; }), "dirty_high must be in (0, 1]");
+  EXPECT_EQ(Error([](CleaningOptions& o) { o.dirty_high = 1.5; }), "dirty_high must be in (0, 1]");
+  EXPECT_EQ(Error([](CleaningOptions& o) { o.dirty_high = NAN; }), "dirty_high must be in (0, 1]");
+  EXPECT_EQ(Error([](CleaningOptions& o) { o.dirty_target = -0.1; }),
+            "dirty_target must be in [0, dirty_high)");
+  EXPECT_EQ(Error([](CleaningOptions& o) { o.dirty_target = 0.5; }),
+            "dirty_target must be in [0, dirty_high)");
+  EXPECT_EQ(Error([](CleaningOptions& o) { o.dirty_target = NAN; }),
+            "dirty_target must be in [0, dirty_high)");
+  EXPECT_EQ(Error([](CleaningOptions& o) { o.max_dirty_age = seconds(0); }),
+            "max_dirty_age must be > 0");
+  EXPECT_EQ(Error([](CleaningOptions& o) { o.age_margin = seconds(30); }),
+            "age_margin must be in [0, max_dirty_age)");
+  EXPECT_EQ(Error([](CleaningOptions& o) { o.age_margin = seconds(-1); }),
+            "age_margin must be in [0, max_dirty_age)");
+  EXPECT_EQ(Error([](CleaningOptions& o) { o.busy_share = 0; }), "busy_share must be in (0, 1]");
+  EXPECT_EQ(Error([](CleaningOptions& o) { o.busy_share = 1.01; }),
+            "busy_share must be in (0, 1]");
+  EXPECT_EQ(Error([](CleaningOptions& o) { o.idle_after = seconds(0); }),
+            "idle_after must be > 0");
+  EXPECT_EQ(Error([](CleaningOptions& o) { o.busy_batch_blocks = 0; }),
+            "busy_batch_blocks must be in [1, 1048576]");
+  EXPECT_EQ(Error([](CleaningOptions& o) { o.busy_batch_blocks = (1 << 20) + 1; }),
+            "busy_batch_blocks must be in [1, 1048576]");
+  EXPECT_EQ(Error([](CleaningOptions& o) { o.idle_batch_blocks = 63; }),
+            "idle_batch_blocks must be in [busy_batch_blocks, 1048576]");
+  EXPECT_EQ(Error([](CleaningOptions& o) { o.idle_batch_blocks = (1 << 20) + 1; }),
+            "idle_batch_blocks must be in [busy_batch_blocks, 1048576]");
+}
+
+}  // namespace
+}  // namespace tiercache
