@@ -109,7 +109,9 @@ TEST(SequentialDetectorTest, RandomRequestsDoNotBreakAStream) {
     EXPECT_EQ(d.observe(At(0, k), kReq, kRead), k >= 33) << "request " << k;
     EXPECT_FALSE(random_read());
     EXPECT_FALSE(random_read());
-    if (k == 24) EXPECT_FALSE(d.observe(kMiB, 4 * kKiB, kRead));  // inside the stream's span
+    if (k == 24) {
+      EXPECT_FALSE(d.observe(kMiB, 4 * kKiB, kRead));  // inside the stream's span
+    }
   }
   auto c = Counters(d);
   EXPECT_EQ(c["bypassed_read_requests"], 8u);
