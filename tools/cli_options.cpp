@@ -16,7 +16,7 @@ constexpr const char* kFooter =
 
 // Strings as typed; validated after CLI11 is done.
 struct RawOptions {
-  std::string line_size = "64K";
+  std::string line_size = "4K";
   std::string create_mode = "wt";
   std::string new_mode;
 };
@@ -43,7 +43,7 @@ void AddCreate(CLI::App& app, CliOptions* o, RawOptions* raw) {
   create->add_option("--core", o->core, "Core device (HDD) the cache will sit in front of")
       ->required();
   create->add_option("--line-size", raw->line_size,
-                     "Cache line size, a power of two from 4K to 1M (default 64K)");
+                     "Cache line size, a power of two from 4K to 1M (default 4K: random data takes only the SSD space it needs)");
   create->add_option("--mode", raw->create_mode, "Initial cache mode (default wt)")
       ->check(CLI::IsMember(kModes));
   create->add_flag("--force", o->force, "Overwrite an existing tiercache or other data");

@@ -20,7 +20,7 @@ struct CliOptions {
   std::string control;  // --control PATH; empty: derived (see ResolveControlPath)
   std::string cache;    // --cache SSD (create, check; the other verbs use it to derive --control)
   std::string core;     // --core HDD (create; optional for check)
-  uint32_t line_size = 64 * 1024;  // create --line-size, validated by FormatOptions
+  uint32_t line_size = 4096;  // create --line-size, validated by FormatOptions
   CacheMode create_mode = CacheMode::kWriteThrough;  // create --mode
   std::optional<CacheMode> new_mode;  // mode verb; absent: report the current mode
   bool force = false;   // create --force

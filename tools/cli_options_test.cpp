@@ -40,7 +40,7 @@ TEST(CliOptionsTest, CreateWithEveryOption) {
 TEST(CliOptionsTest, CreateDefaults) {
   Parse p({"create", "--cache=/a", "--core=/b"});
   ASSERT_TRUE(p.ran()) << p.err.str();
-  EXPECT_EQ(p.options().line_size, 65536u);
+  EXPECT_EQ(p.options().line_size, 4096u);
   EXPECT_EQ(p.options().create_mode, CacheMode::kWriteThrough);
   EXPECT_FALSE(p.options().force);
   EXPECT_FALSE(p.options().json);

@@ -34,6 +34,7 @@ class InspectCacheTest : public ::testing::Test {
     core_.fingerprint = 0x1234;
     FormatOptions options;
     options.mode = CacheMode::kWriteBack;
+    options.line_size = 65536;  // the records below use 16-sector lines
     Result<LoadedSuperblock> sb = FormatCache(*runner_, ssd_, core_, options);
     ASSERT_TRUE(sb.ok()) << sb.status().ToString();
     EXPECT_EQ(sb->sb.layout.line_count, 63u);
@@ -164,6 +165,7 @@ class CreateCheckVerbTest : public ::testing::Test {
     o.verb = Verb::kCreate;
     o.cache = ssd_;
     o.core = core_;
+    o.line_size = 64 * 1024;  // as `--line-size 64K`: the expected layouts below use it
     return o;
   }
   CliOptions check_options() {

@@ -27,7 +27,7 @@ struct BenchConfig {
   std::string hdd_profile = "hdd7200";
   std::string ssd_profile = "sata-ssd";
   uint64_t cache_bytes = 2ull << 30;   // SSD size of the wt/wb caches
-  uint32_t line_size = 64 * 1024;      // cache line size
+  uint32_t line_size = 4096;           // cache line size
   Nanos idle_between_passes = std::chrono::seconds(5);
   // Real time: synthetic tests run through fio against real processes (fio_setup_runner.h).
   double fio_runtime_seconds = 5;  // fio runtime per pass; > 0

@@ -23,7 +23,7 @@ struct SetupEnv {
   ModelProfile ssd;                    // the SSD model (ssd setup and cache device)
   uint64_t disk_bytes = 0;             // HDD size; the ssd setup gets the same address space
   uint64_t cache_bytes = 2ull << 30;   // SSD size of the wt/wb caches, metadata included
-  uint32_t line_size = 64 * 1024;      // cache line size for the format
+  uint32_t line_size = 4096;           // cache line size for the format
   uint64_t seed = 1;
 };
 

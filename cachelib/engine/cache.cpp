@@ -26,7 +26,7 @@ Status CacheOptions::validate() const {
     return Status::InvalidArgument("dirty_high_watermark must be in (0, 1]");
   }
   if (cleaner_parallelism == 0) return Status::InvalidArgument("cleaner_parallelism must be >= 1");
-  return Status::Ok();
+  return policies.validate();
 }
 
 Cache::Cache(std::unique_ptr<Engine> engine)
@@ -56,6 +56,7 @@ void Cache::Open(Device& ssd, Device& core, const CoreIdentity& core_id,
                                         Result<std::unique_ptr<MetadataStore>> store) {
     if (!store.ok()) return done(store.status());
     auto engine = std::make_unique<Engine>(ssd, core, std::move(store).value(), options);
+    if (Status s = engine->init(); !s.ok()) return done(std::move(s));
     engine->load_records();
     if (engine->counters.lines_dirty.load() > 0) engine->cleaner->note_dirty();
     done(std::unique_ptr<Cache>(new Cache(std::move(engine))));
@@ -88,10 +89,7 @@ void Cache::close(IoCallback done) {
   e.cleaner->stop([&e, origin, done = std::move(done)](Status) mutable {
     origin->post([&e, origin, done = std::move(done)]() mutable {
       WhenIdle(e, origin, [&e, done = std::move(done)]() mutable {
-        for (auto& shard : e.shards()) {
-          std::lock_guard lock(shard->mu);
-          for (const CacheLine& line : shard->lines()) e.store->set_record(line.id, line.record());
-        }
+        // Every change already marked its page: the store writes what is left, then the flag.
         e.store->close_clean(std::move(done));
       });
     });
@@ -107,6 +105,10 @@ CacheCounters Cache::counters() const {
   out.write_hits = c.write_hits.load();
   out.write_misses = c.write_misses.load();
   out.read_bypasses = c.read_bypasses.load();
+  out.read_hit_bytes = c.read_hit_bytes.load();
+  out.read_miss_bytes = c.read_miss_bytes.load();
+  out.write_hit_bytes = c.write_hit_bytes.load();
+  out.write_miss_bytes = c.write_miss_bytes.load();
   out.write_bypasses = c.write_bypasses.load();
   out.bytes_read_ssd = c.bytes_read_ssd.load();
   out.bytes_written_ssd = c.bytes_written_ssd.load();
@@ -129,10 +131,27 @@ CacheCounters Cache::counters() const {
   return out;
 }
 
+PolicyReport Cache::policy_report() const {
+  PolicyReport r;
+  r.admission = engine_->options.policies.admission;
+  r.replacement = engine_->options.policies.replacement;
+  auto into = [](PolicyReport::Counters& out) {
+    return [&out](std::string_view name, uint64_t v) { out.emplace_back(std::string(name), v); };
+  };
+  engine_->visit_policy_counters(into(r.admission_counters), into(r.replacement_counters));
+  engine_->sequential.visit_counters(into(r.sequential_counters));
+  for (auto& shard : engine_->shards()) {
+    std::lock_guard lock(shard->mu);
+    r.index_bytes += shard->memory_size();
+  }
+  return r;
+}
+
 const SuperblockInfo& Cache::info() const { return engine_->store->info(); }
 
 void Cache::read_impl(uint64_t offset, std::span<std::byte> buf, IoCallback cb) {
   Request* r = NewRequest(*engine_, RequestKind::kRead, offset, buf.size(), std::move(cb));
+  r->mode = ResolveEffectiveMode(*engine_, r->mode, offset, buf.size(), false);
   r->read_buf = buf.data();
   r->start(&ReadSegment);
 }
@@ -140,6 +159,7 @@ void Cache::read_impl(uint64_t offset, std::span<std::byte> buf, IoCallback cb) 
 void Cache::write_impl(uint64_t offset, std::span<const std::byte> buf, WriteFlags flags,
                        IoCallback cb) {
   Request* r = NewRequest(*engine_, RequestKind::kWrite, offset, buf.size(), std::move(cb));
+  r->mode = ResolveEffectiveMode(*engine_, r->mode, offset, buf.size(), true);
   r->write_buf = buf.data();
   r->flags = flags;
   r->start(OpsFor(r->mode).write_segment);

@@ -11,10 +11,13 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cachelib/common/event_loop.h"
 #include "cachelib/device/device.h"
 #include "cachelib/metadata/metadata_store.h"
+#include "policy/policy_options.h"
 
 namespace tiercache {
 
@@ -23,6 +26,9 @@ struct CacheCounters {
   uint64_t read_hits = 0, read_partial_hits = 0, read_misses = 0;
   uint64_t write_hits = 0, write_misses = 0;
   uint64_t read_bypasses = 0, write_bypasses = 0;  // served by the core without the cache
+  // Request bytes found in the cache (hit) or not (miss, bypasses included), by direction: the
+  // byte-level hit ratio that `tiercache sim` and the policy targets use.
+  uint64_t read_hit_bytes = 0, read_miss_bytes = 0, write_hit_bytes = 0, write_miss_bytes = 0;
   uint64_t bytes_read_ssd = 0, bytes_written_ssd = 0;
   uint64_t bytes_read_core = 0, bytes_written_core = 0;
   uint64_t lines_total = 0, lines_used = 0, lines_dirty = 0;  // lines_used = occupancy
@@ -46,7 +52,18 @@ struct CacheOptions {
   bool idle_cleaning = true;
   // Lines cleaned concurrently by the background cleaner. Default: 8.
   uint32_t cleaner_parallelism = 8;
+  // Admission and replacement policies (one instance per shard).
+  PolicyOptions policies;
   Status validate() const;
+};
+
+// What `tiercache status`/`stats` show of the policies: names, counters summed over shards, and
+// the RAM they and the line index use.
+struct PolicyReport {
+  using Counters = std::vector<std::pair<std::string, uint64_t>>;
+  std::string admission, replacement;
+  Counters admission_counters, replacement_counters, sequential_counters;
+  uint64_t index_bytes = 0;  // line state, index, bitmaps and policies, summed over shards
 };
 
 class Engine;
@@ -70,6 +87,7 @@ class Cache final : public Device {
   void close(IoCallback done);
 
   CacheCounters counters() const;
+  PolicyReport policy_report() const;
   const SuperblockInfo& info() const;
 
  protected:

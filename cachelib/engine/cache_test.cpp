@@ -19,9 +19,11 @@ CacheOptions Deterministic() {
   return o;
 }
 
+// 64 KiB lines of 16 sectors: these tests check per-sector validity within a line.
 FormatOptions Mode(CacheMode m) {
   FormatOptions f;
   f.mode = m;
+  f.line_size = 64 * 1024;
   return f;
 }
 

@@ -12,7 +12,6 @@ struct Cleaner::Batch {
   struct Entry {
     uint64_t core_line = 0;
     uint32_t line_id = 0;
-    uint64_t gen = 0;
     SectorBits dirty;
     bool copied = false;
   };
@@ -100,25 +99,21 @@ void Cleaner::maybe_run() {
 }
 
 std::vector<uint64_t> Cleaner::pick_lines(uint32_t count) {
-  for (int pass = 0; pass < 2; ++pass) {
-    std::vector<uint64_t> picked;
+  if (plan_pos_ == plan_.size()) {
+    // A window of dirty lines from every shard, sorted: batches go to the core in LBA order.
+    plan_.clear();
+    plan_pos_ = 0;
+    const size_t per_shard = std::max<size_t>(1, kPlanLines / engine_.shards().size());
     for (auto& shard : engine_.shards()) {
       std::lock_guard lock(shard->mu);
-      auto& set = shard->dirty_set();
-      uint32_t taken = 0;
-      for (auto it = set.lower_bound(cursor_); it != set.end() && taken < count; ++it, ++taken) {
-        picked.push_back(it->core_line);
-      }
+      shard->collect_dirty(plan_, per_shard);
     }
-    if (!picked.empty()) {
-      std::sort(picked.begin(), picked.end());
-      if (picked.size() > count) picked.resize(count);
-      cursor_ = picked.back() + 1;
-      return picked;
-    }
-    cursor_ = 0;  // wrap around to the lowest dirty LBA
+    std::sort(plan_.begin(), plan_.end());
   }
-  return {};
+  size_t n = std::min<size_t>(count, plan_.size() - plan_pos_);
+  std::vector<uint64_t> picked(plan_.begin() + plan_pos_, plan_.begin() + plan_pos_ + n);
+  plan_pos_ += n;
+  return picked;
 }
 
 void Cleaner::run_batch() {
@@ -154,11 +149,11 @@ void Cleaner::clean_line(std::shared_ptr<Batch> batch, uint64_t index) {
     };
     {
       std::lock_guard lock(shard.mu);
-      CacheLine* line = shard.lookup(entry.core_line);
-      if (line != nullptr && line->dirty.any()) {
-        entry.line_id = line->id;
-        entry.gen = line->write_gen;
-        entry.dirty = line->dirty;
+      const uint32_t id = shard.lookup(entry.core_line);
+      if (id != Shard::kNoLine && shard.any_dirty(id)) {
+        entry.line_id = id;
+        entry.dirty = shard.dirty(id);
+        shard.set_clean_pending(id, true);
       }
     }
     if (entry.dirty.none()) {
@@ -198,12 +193,11 @@ void Cleaner::finish_batch(std::shared_ptr<Batch> batch, Status status) {
         if (!entry.copied) continue;
         Shard& shard = engine_.shard_for(entry.core_line);
         std::lock_guard lock(shard.mu);
-        CacheLine* line = shard.lookup(entry.core_line);
-        // A write since the copy (write_gen moved) keeps the line dirty for the next round.
-        if (line == nullptr || line->id != entry.line_id || line->write_gen != entry.gen) continue;
-        SectorBits old_dirty = line->dirty;
-        line->dirty &= ~entry.dirty;
-        engine_.dirty_bits_changed(shard, *line, old_dirty);
+        const uint32_t id = shard.lookup(entry.core_line);
+        // A write since the copy (it cleared clean_pending) keeps the line dirty for next round.
+        if (id != entry.line_id || !shard.clean_pending(id)) continue;
+        shard.set_clean_pending(id, false);
+        engine_.set_dirty(shard, id, shard.dirty(id) & ~entry.dirty);
         EngineCounters::add(engine_.counters.cleaned_lines);
       }
     }

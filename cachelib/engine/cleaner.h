@@ -53,7 +53,10 @@ class Cleaner {
   bool stopping_ = false;
   bool urgent_ = false;     // above the watermark, or a write found no line
   bool idle_mode_ = false;  // cleaning because the volume went idle
-  uint64_t cursor_ = 0;  // next core line in LBA order
+  // Dirty core lines to clean next, sorted; refilled from the shards when used up.
+  static constexpr size_t kPlanLines = 4096;
+  std::vector<uint64_t> plan_;
+  size_t plan_pos_ = 0;
   uint64_t last_ops_seen_ = 0;
   std::vector<std::pair<std::function<void(uint64_t)>, IoCallback>> drain_waiters_;
   IoCallback stop_done_;

@@ -202,11 +202,11 @@ class DifferentialRun {
 TEST(DifferentialTest, RandomOpsMatchReferenceImage) {
   const uint64_t seed = EnvOr("TIERCACHE_SEED", std::random_device{}());
   const uint64_t ops = EnvOr("TIERCACHE_DIFF_OPS", kDefaultOps);
-  for (uint32_t line_size : {16384u, 65536u}) {
+  for (uint32_t line_size : {4096u, 16384u, 65536u}) {
     SCOPED_TRACE("seed " + std::to_string(seed) + " line_size " + std::to_string(line_size) +
                  " (rerun with TIERCACHE_SEED=" + std::to_string(seed) + ")");
     DifferentialRun run(seed, line_size);
-    run.run(ops / 2);
+    run.run(ops / 3);
     std::printf("seed %llu line %u: %llu requests checked\n", (unsigned long long)seed, line_size,
                 (unsigned long long)run.completed());
     if (::testing::Test::HasFailure()) return;

@@ -1,10 +1,12 @@
 #include "cachelib/engine/engine.h"
 
+#include <algorithm>
 #include <cassert>
 
 #include "cachelib/common/event_loop.h"
 
 #include "cachelib/engine/cleaner.h"
+#include "cachelib/engine/policy_set.h"
 
 namespace tiercache {
 
@@ -17,72 +19,111 @@ Engine::Engine(Device& ssd_dev, Device& core_dev, std::unique_ptr<MetadataStore>
       line_size(store->info().line_size),
       sectors_per_line(store->info().line_size / kSectorSize),
       mode(store->info().mode),
-      admission(std::make_unique<AlwaysAdmit>()) {
-  uint32_t n = std::max<uint32_t>(1, options.shards);
-  if (n > store->line_count()) n = uint32_t(std::max<uint64_t>(1, store->line_count()));
-  for (uint32_t i = 0; i < n; ++i) {
-    shards_.push_back(std::make_unique<Shard>(i, n, store->line_count()));
-  }
+      sequential(options.policies.sequential) {
   cleaner = std::make_unique<Cleaner>(*this);
 }
 
 Engine::~Engine() = default;
 
+Status Engine::init() {
+  const uint64_t total = std::max<uint64_t>(1, store->line_count());
+  uint64_t n = std::clamp<uint64_t>(options.shards, 1, total);
+  // A shard indexes at most LineIndex::kMaxSlots lines: huge caches get more shards.
+  n = std::max<uint64_t>(n, (total + LineIndex::kMaxSlots - 1) / LineIndex::kMaxSlots);
+  lines_per_shard_ = uint32_t((total + n - 1) / n);
+  for (uint64_t first = 0; first < store->line_count(); first += lines_per_shard_) {
+    uint32_t count = uint32_t(std::min<uint64_t>(lines_per_shard_, store->line_count() - first));
+    auto policies = MakeShardPolicies(options.policies, count);
+    if (!policies.ok()) return policies.status();
+    shards_.push_back(std::make_unique<Shard>(uint32_t(first), count, sectors_per_line,
+                                              std::move(policies->replacement),
+                                              std::move(policies->admission)));
+  }
+  return Status::Ok();
+}
+
 void Engine::load_records() {
   const bool trust_clean = store->info().was_clean_shutdown;
   for (auto& shard : shards_) {
     std::lock_guard lock(shard->mu);
-    for (CacheLine& line : shard->lines()) {
-      LineRecord rec = store->loaded_record(line.id);
+    const uint32_t first = shard->first_id();
+    for (uint32_t id = first; id < first + shard->line_count(); ++id) {
+      LineRecord rec = store->loaded_record(id);
       if (!rec.in_use()) continue;
       // After a crash only dirty sectors are trusted: a clean copy may predate an unflushed write.
       if (!trust_clean) rec.valid = rec.dirty;
       if (rec.valid.none()) continue;
-      shard->install(line.id, rec);
+      shard->install(id, rec);
       if (rec.dirty.any()) {
         EngineCounters::add(counters.lines_dirty);
         EngineCounters::add(counters.dirty_sectors, rec.dirty.count());
       }
     }
-    shard->finish_load();
+  }
+  store->release_loaded();
+  store->set_record_source(
+      [this](uint64_t first, std::span<LineRecord> out) { fill_records(first, out); });
+}
+
+void Engine::fill_records(uint64_t first, std::span<LineRecord> out) {
+  for (size_t i = 0; i < out.size();) {
+    uint32_t id = uint32_t(first + i);
+    Shard& shard = shard_of(id);
+    std::lock_guard lock(shard.mu);
+    for (; i < out.size() && shard.owns(uint32_t(first + i)); ++i) {
+      LineRecord rec = shard.record(uint32_t(first + i));
+      // A line without valid sectors (being filled, or invalidated) is persisted as free.
+      out[i] = rec.valid.any() ? rec : LineRecord{};
+    }
   }
 }
 
-bool Engine::can_reuse(Shard& shard, const CacheLine& line) const {
-  if (line.dirty.any() || shard.locks().is_locked(line.core_line)) return false;
-  if (!line.durable_dirty) return true;
-  return line.clean_staged_epoch < persist_completed_.load(std::memory_order_acquire);
+bool Engine::can_reuse(Shard& shard, uint32_t id) const {
+  if (shard.any_dirty(id) || shard.locks().is_locked(shard.core_line(id))) return false;
+  return !shard.durable_dirty(id);
 }
 
-CacheLine* Engine::allocate_line(Shard& shard, uint64_t core_line) {
+uint32_t Engine::allocate_line(Shard& shard, uint64_t core_line) {
+  shard.release_durable(persist_completed_.load(std::memory_order_acquire));
   bool evicted = false;
-  CacheLine* line = shard.allocate(
-      core_line, [&](const CacheLine& l) { return can_reuse(shard, l); }, &evicted);
+  uint32_t id = shard.allocate(
+      core_line, [&](uint32_t l) { return can_reuse(shard, l); }, &evicted);
   if (evicted) EngineCounters::add(counters.evictions);
-  return line;
+  if (id != Shard::kNoLine) note_changed(id);
+  return id;
 }
 
-void Engine::dirty_bits_changed(Shard& shard, CacheLine& line, const SectorBits& old_dirty) {
-  shard.dirty_changed(line);
-  if (old_dirty.none() && line.dirty.any()) {
+void Engine::set_dirty(Shard& shard, uint32_t id, const SectorBits& dirty) {
+  const SectorBits old_dirty = shard.dirty(id);
+  if (old_dirty == dirty) return;
+  shard.set_dirty(id, dirty);
+  if (old_dirty.none() && dirty.any()) {
     EngineCounters::add(counters.lines_dirty);
     cleaner->note_dirty();
   }
-  if (old_dirty.any() && line.dirty.none()) EngineCounters::sub(counters.lines_dirty);
-  size_t before = old_dirty.count(), after = line.dirty.count();
+  if (old_dirty.any() && dirty.none()) EngineCounters::sub(counters.lines_dirty);
+  size_t before = old_dirty.count(), after = dirty.count();
   if (after > before) EngineCounters::add(counters.dirty_sectors, after - before);
   if (before > after) EngineCounters::sub(counters.dirty_sectors, before - after);
-  stage_locked(line);
+  // Marking the page and reading the epoch together, against the start of a persist, is what
+  // lets the epoch say which persist covers this change.
+  std::lock_guard lock(persist_mu_);
+  store->mark_changed(id);
+  if (dirty.any()) {
+    shard.set_durable_dirty(id, true);
+  } else if (shard.durable_dirty(id)) {
+    shard.note_clean_staged(id, persist_started_);
+  }
 }
 
-void Engine::stage_locked(CacheLine& line) {
-  std::lock_guard lock(persist_mu_);
-  if (line.dirty.any()) {
-    line.durable_dirty = true;
-  } else {
-    line.clean_staged_epoch = persist_started_;
-  }
-  store->set_record(line.id, line.record());
+void Engine::visit_policy_counters(const CounterVisitor& visit_admission,
+                                   const CounterVisitor& visit_replacement) const {
+  SumCounters(shards_, [](const Shard& s, const CounterVisitor& v) {
+    s.admission().visit_counters(v);
+  }, visit_admission);
+  SumCounters(shards_, [](const Shard& s, const CounterVisitor& v) {
+    s.replacement().visit_counters(v);
+  }, visit_replacement);
 }
 
 void Engine::persist(IoCallback done) {
@@ -90,6 +131,11 @@ void Engine::persist(IoCallback done) {
   {
     std::lock_guard lock(persist_mu_);
     epoch = ++persist_started_;
+  }
+  // Outside persist_mu_: a persist round takes shard locks to snapshot records, and shard locks
+  // are taken before persist_mu_. A change marked after the increment carries this epoch and is
+  // still in the round, which starts after this call.
+  {
     // The store may complete a batched persist on another loop: come back to ours.
     EventLoop* origin = EventLoop::current();
     store->persist([this, epoch, origin, done = std::move(done)](Status s) mutable {

@@ -11,7 +11,7 @@
 #include "cachelib/engine/cache.h"
 #include "cachelib/engine/engine_counters.h"
 #include "cachelib/engine/shard.h"
-#include "policy/admission/always_admit.h"
+#include "policy/sequential/sequential_detector.h"
 
 namespace tiercache {
 
@@ -31,32 +31,45 @@ class Engine {
   const uint32_t sectors_per_line;
   EngineCounters counters;
   std::atomic<CacheMode> mode;
-  std::unique_ptr<AdmissionPolicy> admission;
   std::unique_ptr<Cleaner> cleaner;
+  // Decides which requests belong to long sequential streams and bypass the cache.
+  SequentialDetector sequential;
 
   // Requests (and background fills) not yet finished; close() waits for zero.
   std::atomic<uint64_t> inflight{0};
   // Foreground requests seen; the cleaner compares it to detect idleness.
   std::atomic<uint64_t> foreground_ops{0};
 
-  // Loads shard state from the store's records (masking to dirty sectors after unclean shutdown).
+  // Builds the shards and their policies; InvalidArgument for an unknown policy name.
+  Status init();
+  // Loads shard state from the store's records (masking to dirty sectors after unclean shutdown),
+  // then hands the store the engine's live state as its record source.
   void load_records();
 
   Shard& shard_for(uint64_t core_line) {
     return *shards_[(core_line * 0x9E3779B97F4A7C15ull >> 32) % shards_.size()];
   }
+  // The shard owning cache line `id`.
+  Shard& shard_of(uint32_t id) { return *shards_[id / lines_per_shard_]; }
   std::vector<std::unique_ptr<Shard>>& shards() { return shards_; }
   uint64_t ssd_offset(uint32_t line_id, uint32_t sector) const {
     return store->data_offset(line_id) + uint64_t(sector) * kSectorSize;
   }
 
-  // REQUIRES shard.mu. True if `line` may be reused for another core line now.
-  bool can_reuse(Shard& shard, const CacheLine& line) const;
-  // REQUIRES shard.mu. Maps core_line to a line (free or evicted), counting evictions; may be null.
-  CacheLine* allocate_line(Shard& shard, uint64_t core_line);
-  // REQUIRES shard.mu, and that line.dirty changed. Updates the dirty set, the counters and stages
-  // the line's record for the next persist().
-  void dirty_bits_changed(Shard& shard, CacheLine& line, const SectorBits& old_dirty);
+  // REQUIRES shard.mu. True if line `id` may be reused for another core line now.
+  bool can_reuse(Shard& shard, uint32_t id) const;
+  // REQUIRES shard.mu. Maps core_line to a line (free or evicted), counting evictions; kNoLine if
+  // none can be had.
+  uint32_t allocate_line(Shard& shard, uint64_t core_line);
+  // REQUIRES shard.mu. Sets line `id`'s dirty sectors to `dirty`: updates the dirty bitmap, the
+  // counters, and marks the record for the next persist().
+  void set_dirty(Shard& shard, uint32_t id, const SectorBits& dirty);
+  // REQUIRES shard.mu. Line `id`'s valid sectors or mapping changed without a dirty change: its
+  // record is rewritten at the next persist.
+  void note_changed(uint32_t id) { store->mark_changed(id); }
+  // Policy names in use, and their counters summed over shards.
+  void visit_policy_counters(const CounterVisitor& visit_admission,
+                             const CounterVisitor& visit_replacement) const;
 
   // Writes staged records and flushes the SSD; then every record staged before the call is durable.
   void persist(IoCallback done);
@@ -68,9 +81,10 @@ class Engine {
   uint64_t total_lines() const { return store->line_count(); }
 
  private:
-  void stage_locked(CacheLine& line);
+  void fill_records(uint64_t first, std::span<LineRecord> out);
 
   std::vector<std::unique_ptr<Shard>> shards_;
+  uint32_t lines_per_shard_ = 1;
   // Orders staging against the start of a persist, so an epoch number says what a persist covers.
   std::mutex persist_mu_;
   uint64_t persist_started_ = 0;                 // GUARDED_BY(persist_mu_)

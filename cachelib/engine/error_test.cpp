@@ -17,6 +17,7 @@ class ErrorTest : public ::testing::Test {
   void Make(CacheMode mode) {
     FormatOptions f;
     f.mode = mode;
+    f.line_size = kLine;
     CacheOptions o;
     o.idle_cleaning = false;
     h = std::make_unique<testing::CacheHarness>(4 << 20, 16 << 20, f, o);

@@ -67,30 +67,34 @@ void SsdReadSectors(Engine& e, uint32_t line_id, uint32_t first, uint32_t count,
              std::span<std::byte>(dst, bytes), std::move(cb));
 }
 
-void InvalidateClean(CacheLine& line, const SectorBits& mask) {
-  line.valid &= ~(mask & ~line.dirty);
+void InvalidateClean(Engine& e, Shard& shard, uint32_t id, const SectorBits& mask) {
+  shard.set_valid(id, shard.valid(id) & ~(mask & ~shard.dirty(id)));
+  e.note_changed(id);
 }
 
-CacheLine* LookupOrAdmit(Request& req, const Segment& seg, Shard& shard) {
+uint32_t LookupOrAdmit(Request& req, const Segment& seg, Shard& shard) {
   Engine& e = req.engine;
-  CacheLine* line = shard.lookup(seg.core_line);
-  if (line != nullptr) {
-    shard.touch(*line);
-    return line;
+  uint32_t id = shard.lookup(seg.core_line);
+  if (id != Shard::kNoLine) {
+    shard.touch(id, true);
+    EngineCounters::add(e.counters.write_hit_bytes, seg.bytes());
+    return id;
   }
+  EngineCounters::add(e.counters.write_miss_bytes, seg.bytes());
   req.all_cached = false;
-  if (!e.admission->admit({.block = seg.core_line, .is_write = true})) return nullptr;
+  if (!shard.admit(seg.core_line, true)) return Shard::kNoLine;
   return e.allocate_line(shard, seg.core_line);
 }
 
 std::optional<uint32_t> DirtyLineToUpdateOrDropClean(Engine& e, const Segment& seg) {
   Shard& shard = e.shard_for(seg.core_line);
   std::lock_guard lock(shard.mu);
-  CacheLine* line = shard.lookup(seg.core_line);
-  if (line == nullptr) return std::nullopt;
-  if ((line->dirty & seg.mask()).any()) return line->id;
+  const uint32_t id = shard.lookup(seg.core_line);
+  if (id == Shard::kNoLine) return std::nullopt;
+  if ((shard.dirty(id) & seg.mask()).any()) return id;
   // Under the exclusive core-line lock no reader sees the sectors before the core write lands.
-  line->valid &= ~seg.mask();
+  shard.set_valid(id, shard.valid(id) & ~seg.mask());
+  e.note_changed(id);
   return std::nullopt;
 }
 
@@ -100,12 +104,12 @@ void FinishCoreAndSsdWrite(Request& req, const Segment& seg, bool on_ssd, uint32
   if (on_ssd) {
     Shard& shard = e.shard_for(seg.core_line);
     std::lock_guard lock(shard.mu);
-    CacheLine& line = shard.line(line_id);
-    ++line.write_gen;
+    shard.set_clean_pending(line_id, false);
     if (status.ok()) {
-      line.valid |= seg.mask();
+      shard.set_valid(line_id, shard.valid(line_id) | seg.mask());
+      e.note_changed(line_id);
     } else {
-      InvalidateClean(line, seg.mask());
+      InvalidateClean(e, shard, line_id, seg.mask());
     }
   }
   UnlockLine(e, seg.core_line, true);

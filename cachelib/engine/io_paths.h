@@ -56,12 +56,12 @@ void SsdWriteSectors(Engine& e, uint32_t line_id, uint32_t first, uint32_t count
 void SsdReadSectors(Engine& e, uint32_t line_id, uint32_t first, uint32_t count, std::byte* dst,
                     IoCallback cb);
 
-// REQUIRES shard.mu. Drops the clean copies of `mask` sectors (dirty ones stay).
-void InvalidateClean(CacheLine& line, const SectorBits& mask);
+// REQUIRES shard.mu. Drops the clean copies of `mask` sectors of line `id` (dirty ones stay).
+void InvalidateClean(Engine& e, Shard& shard, uint32_t id, const SectorBits& mask);
 
 // REQUIRES shard.mu. The segment's line, touched; or, on a miss, a new line if admission agrees
-// and one can be had (else nullptr). A miss clears req.all_cached.
-CacheLine* LookupOrAdmit(Request& req, const Segment& seg, Shard& shard);
+// and one can be had (else Shard::kNoLine). A miss clears req.all_cached.
+uint32_t LookupOrAdmit(Request& req, const Segment& seg, Shard& shard);
 
 // For a write that bypasses the cache (write-around, pass-through, zeroing): under the shard lock,
 // decides whether the SSD copy must be updated too (the segment has dirty sectors: dropping them

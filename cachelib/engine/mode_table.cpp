@@ -14,4 +14,10 @@ constexpr ModeOps kModes[] = {
 
 const ModeOps& OpsFor(CacheMode mode) { return kModes[static_cast<int>(mode)]; }
 
+CacheMode ResolveEffectiveMode(Engine& engine, CacheMode mode, uint64_t offset, uint64_t length,
+                               bool is_write) {
+  if (mode == CacheMode::kPassThrough) return mode;
+  return engine.sequential.observe(offset, length, is_write) ? CacheMode::kPassThrough : mode;
+}
+
 }  // namespace tiercache

@@ -13,4 +13,10 @@ struct ModeOps {
 
 const ModeOps& OpsFor(CacheMode mode);
 
+// The mode a read or write actually runs in (Open CAS ocf_resolve_effective_cache_mode): the
+// cache's mode, or pass-through for a request of a sequential stream past its cutoff. Pass-through
+// still serves dirty data from the SSD and updates or drops cached copies a write overlaps.
+CacheMode ResolveEffectiveMode(Engine& engine, CacheMode mode, uint64_t offset, uint64_t length,
+                               bool is_write);
+
 }  // namespace tiercache

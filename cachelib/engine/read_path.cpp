@@ -22,29 +22,29 @@ AlignedBuffer AllocAligned(uint64_t bytes) {
 // Owns the segment's shared lock and releases it at the end.
 void FillAfterReply(Engine& e, Segment seg, SectorBits fill, AlignedBuffer data) {
   Shard& shard = e.shard_for(seg.core_line);
-  CacheLine* line;
+  uint32_t line_id;
   {
     std::lock_guard lock(shard.mu);
-    line = shard.lookup(seg.core_line);
-    if (line == nullptr &&
-        e.admission->admit({.block = seg.core_line, .is_write = false})) {
-      line = e.allocate_line(shard, seg.core_line);
+    line_id = shard.lookup(seg.core_line);
+    if (line_id == Shard::kNoLine && shard.admit(seg.core_line, false)) {
+      line_id = e.allocate_line(shard, seg.core_line);
     }
-    if (line != nullptr) fill &= ~line->valid;  // another reader may have filled some already
+    // Another reader may have filled some already.
+    if (line_id != Shard::kNoLine) fill &= ~shard.valid(line_id);
   }
-  if (line == nullptr || fill.none()) {
+  if (line_id == Shard::kNoLine || fill.none()) {
     UnlockLine(e, seg.core_line, false);
     e.inflight.fetch_sub(1, std::memory_order_release);
     return;
   }
-  const uint32_t line_id = line->id;
   std::byte* base = data.get();
   auto join = IoJoin::Make([&e, seg, fill, line_id, data = std::move(data)](Status s) {
     if (s.ok()) {
       Shard& sh = e.shard_for(seg.core_line);
       std::lock_guard lock(sh.mu);
       // Still ours: the shared lock kept writers out and the line from being evicted.
-      sh.line(line_id).valid |= fill;
+      sh.set_valid(line_id, sh.valid(line_id) | fill);
+      e.note_changed(line_id);
     }
     UnlockLine(e, seg.core_line, false);
     e.inflight.fetch_sub(1, std::memory_order_release);
@@ -65,13 +65,15 @@ void ReadLocked(Request& req, const Segment& seg) {
   uint32_t line_id = 0;
   {
     std::lock_guard lock(shard.mu);
-    if (CacheLine* line = shard.lookup(seg.core_line)) {
-      from_ssd = (pass_through ? line->dirty : line->valid) & seg.mask();
-      line_id = line->id;
-      if (from_ssd.any()) shard.touch(*line);
+    line_id = shard.lookup(seg.core_line);
+    if (line_id != Shard::kNoLine) {
+      from_ssd = (pass_through ? shard.dirty(line_id) : shard.valid(line_id)) & seg.mask();
+      if (from_ssd.any()) shard.touch(line_id, false);
     }
   }
   const SectorBits from_core = seg.mask() & ~from_ssd;
+  EngineCounters::add(e.counters.read_hit_bytes, from_ssd.count() * kSectorSize);
+  EngineCounters::add(e.counters.read_miss_bytes, from_core.count() * kSectorSize);
   if (from_ssd.any()) req.any_ssd = true;
   if (from_core.any()) req.any_core = true;
   if (pass_through && from_ssd.none()) req.bypassed = true;

@@ -3,8 +3,6 @@
 #include <bit>
 #include <cassert>
 
-#include "policy/replacement/lru_policy.h"
-
 namespace tiercache {
 namespace {
 // Candidates the replacement policy may propose before allocation gives up and the request
@@ -12,90 +10,140 @@ namespace {
 constexpr uint32_t kMaxVictimScan = 64;
 }  // namespace
 
-Shard::Shard(uint32_t first_id, uint32_t stride, uint64_t total_lines)
+Shard::Shard(uint32_t first_id, uint32_t count, uint32_t sectors_per_line,
+             std::unique_ptr<ReplacementPolicy> replacement,
+             std::unique_ptr<AdmissionPolicy> admission)
     : first_id_(first_id),
-      stride_(stride),
-      lines_(total_lines > first_id ? (total_lines - first_id + stride - 1) / stride : 0),
-      buckets_(std::bit_ceil(std::max<size_t>(lines_.size(), 16))),
-      index_(Index::bucket_traits(buckets_.data(), buckets_.size())),
+      slots_(count, sectors_per_line),
+      index_(count),
+      free_map_((size_t{count} + 63) / 64, ~uint64_t{0}),
+      dirty_map_((size_t{count} + 63) / 64, 0),
+      replacement_(std::move(replacement)),
+      admission_(std::move(admission)),
       locks_(256) {
-  free_.reserve(lines_.size());
-  for (size_t i = 0; i < lines_.size(); ++i) lines_[i].id = first_id + uint32_t(i) * stride;
-  for (size_t i = lines_.size(); i-- > 0;) free_.push_back(lines_[i].id);  // low ids first
-  policy_ = std::make_unique<LruPolicy>(uint32_t(lines_.size()));
+  if (count % 64 != 0) free_map_.back() = (uint64_t{1} << (count % 64)) - 1;
 }
 
-Shard::~Shard() {
-  dirty_set_.clear();
-  index_.clear();
+void Shard::Assign(std::vector<uint64_t>& bits, uint32_t i, bool on) {
+  uint64_t m = uint64_t{1} << (i % 64);
+  bits[i / 64] = on ? (bits[i / 64] | m) : (bits[i / 64] & ~m);
 }
 
-CacheLine* Shard::lookup(uint64_t core_line) {
-  auto it = index_.find(core_line);
-  return it == index_.end() ? nullptr : &*it;
+uint32_t Shard::lookup(uint64_t core_line) const {
+  uint32_t slot = index_.find(core_line, slots_);
+  return slot == LineIndex::kNotFound ? kNoLine : first_id_ + slot;
 }
 
-CacheLine* Shard::take_free_line() {
-  if (free_.empty()) return nullptr;
-  uint32_t id = free_.back();
-  free_.pop_back();
-  return &line(id);
+void Shard::touch(uint32_t id, bool is_write) {
+  replacement_->on_hit(local(id));
+  admission_->on_hit(core_line(id), is_write);
 }
 
-void Shard::map(CacheLine& l, uint64_t core_line) {
-  l.core_line = core_line;
-  index_.insert(l);
-  policy_->on_insert(local(l.id), core_line);
-  ++used_;
+bool Shard::admit(uint64_t core_line, bool is_write) {
+  return admission_->admit({.block = core_line,
+                            .is_write = is_write,
+                            .used = used_,
+                            .capacity = slots_.size()});
 }
 
-CacheLine* Shard::allocate(uint64_t core_line,
-                           const std::function<bool(const CacheLine&)>& can_reuse, bool* evicted) {
+uint32_t Shard::take_free_line() {
+  // Lowest free line at or after the cursor: new data lands in ascending SSD order.
+  const size_t words = free_map_.size();
+  for (size_t n = 0; n <= words; ++n) {
+    size_t w = (free_cursor_ / 64 + n) % words;
+    uint64_t bits = free_map_[w];
+    if (n == 0) bits &= ~uint64_t{0} << (free_cursor_ % 64);
+    if (bits == 0) continue;
+    uint32_t slot = uint32_t(w * 64 + std::countr_zero(bits));
+    Assign(free_map_, slot, false);
+    free_cursor_ = slot + 1 == slots_.size() ? 0 : slot + 1;
+    return slot;
+  }
+  return LineIndex::kNotFound;
+}
+
+uint32_t Shard::allocate(uint64_t core_line, const std::function<bool(uint32_t)>& can_reuse,
+                         bool* evicted) {
   *evicted = false;
-  CacheLine* l = take_free_line();
-  if (l == nullptr) {
-    auto victim = policy_->pick_victim(
-        [&](uint32_t slot) { return can_reuse(lines_[slot]); }, kMaxVictimScan);
-    if (!victim) return nullptr;
-    l = &lines_[*victim];
-    assert(l->dirty.none());
-    index_.erase(index_.iterator_to(*l));
-    policy_->on_evict(*victim, l->core_line);
+  uint32_t slot = used_ < slots_.size() ? take_free_line() : LineIndex::kNotFound;
+  if (slot == LineIndex::kNotFound) {
+    auto victim = replacement_->pick_victim(
+        [&](uint32_t s) { return can_reuse(first_id_ + s); }, kMaxVictimScan);
+    if (!victim) return kNoLine;
+    slot = *victim;
+    const uint64_t old = slots_.core_line(slot);
+    assert(!slots_.any_dirty(slot));
+    index_.erase(old, slot, slots_);
+    replacement_->on_evict(slot, old);
+    admission_->on_evict(old);
     --used_;
     *evicted = true;
   }
-  l->valid.reset();
-  l->dirty.reset();
-  l->durable_dirty = false;
-  ++l->write_gen;
-  map(*l, core_line);
-  return l;
+  slots_.assign(slot, core_line);
+  index_.insert(core_line, slot);
+  replacement_->on_insert(slot, core_line);
+  ++used_;
+  return first_id_ + slot;
 }
 
 void Shard::install(uint32_t id, const LineRecord& record) {
-  CacheLine& l = line(id);
-  assert(!l.in_use());
-  l.valid = record.valid;
-  l.dirty = record.dirty;
-  l.durable_dirty = record.dirty.any();
-  map(l, record.core_line);
-  dirty_changed(l);
+  uint32_t slot = local(id);
+  assert(!slots_.in_use(slot) && Test(free_map_, slot));
+  Assign(free_map_, slot, false);
+  slots_.assign(slot, record.core_line);
+  slots_.set_valid(slot, record.valid);
+  index_.insert(record.core_line, slot);
+  replacement_->on_insert(slot, record.core_line);
+  ++used_;
+  set_dirty(id, record.dirty);
+  slots_.set_durable_dirty(slot, record.dirty.any());
 }
 
-void Shard::finish_load() {
-  free_.clear();
-  for (auto it = lines_.rbegin(); it != lines_.rend(); ++it) {
-    if (!it->in_use()) free_.push_back(it->id);
+void Shard::set_dirty(uint32_t id, const SectorBits& bits) {
+  uint32_t slot = local(id);
+  bool was = Test(dirty_map_, slot), now = bits.any();
+  slots_.set_dirty(slot, bits);
+  if (was == now) return;
+  Assign(dirty_map_, slot, now);
+  if (now) {
+    ++dirty_count_;
+  } else {
+    --dirty_count_;
   }
 }
 
-void Shard::dirty_changed(CacheLine& l) {
-  bool linked = l.DirtyHook::is_linked();
-  if (l.dirty.any() && !linked) {
-    dirty_set_.insert(l);
-  } else if (l.dirty.none() && linked) {
-    dirty_set_.erase(dirty_set_.iterator_to(l));
+void Shard::release_durable(uint64_t completed_epoch) {
+  size_t kept = 0;
+  for (const CleanStaged& c : clean_staged_) {
+    if (c.epoch < completed_epoch) {
+      // Dirty again since: its durable record may say dirty once more, so it stays marked.
+      if (!any_dirty(c.id)) set_durable_dirty(c.id, false);
+    } else {
+      clean_staged_[kept++] = c;
+    }
   }
+  clean_staged_.resize(kept);
+}
+
+void Shard::collect_dirty(std::vector<uint64_t>& out, size_t max) {
+  const size_t words = dirty_map_.size();
+  size_t taken = 0;
+  for (size_t n = 0; n < words && taken < max; ++n) {
+    size_t w = (dirty_cursor_ / 64 + n) % words;
+    for (uint64_t bits = dirty_map_[w]; bits != 0 && taken < max; bits &= bits - 1) {
+      uint32_t slot = uint32_t(w * 64 + std::countr_zero(bits));
+      out.push_back(slots_.core_line(slot));
+      ++taken;
+      dirty_cursor_ = slot + 1 == slots_.size() ? 0 : slot + 1;
+    }
+  }
+}
+
+uint64_t Shard::memory_size() const {
+  return sizeof(*this) + slots_.memory_size() + index_.memory_size() +
+         (free_map_.capacity() + dirty_map_.capacity()) * sizeof(uint64_t) +
+         clean_staged_.capacity() * sizeof(CleanStaged) + replacement_->memory_size() +
+         admission_->memory_size();
 }
 
 }  // namespace tiercache

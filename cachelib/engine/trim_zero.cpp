@@ -24,12 +24,12 @@ void DiscardLocked(Request& req, const Segment& seg) {
   Shard& shard = e.shard_for(seg.core_line);
   {
     std::lock_guard lock(shard.mu);
-    if (CacheLine* line = shard.lookup(seg.core_line)) {
-      SectorBits old_dirty = line->dirty;
-      line->valid &= ~seg.mask();
-      line->dirty &= ~seg.mask();
-      ++line->write_gen;
-      if (line->dirty != old_dirty) e.dirty_bits_changed(shard, *line, old_dirty);
+    const uint32_t id = shard.lookup(seg.core_line);
+    if (id != Shard::kNoLine) {
+      shard.set_valid(id, shard.valid(id) & ~seg.mask());
+      shard.set_clean_pending(id, false);
+      e.set_dirty(shard, id, shard.dirty(id) & ~seg.mask());
+      e.note_changed(id);
     }
   }
   e.core.discard(seg.core_offset(e.line_size), seg.bytes(), [&req, seg](Status s) {

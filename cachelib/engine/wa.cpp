@@ -12,6 +12,8 @@ void WaLocked(Request& req, const Segment& seg) {
   const bool keep = dirty_line.has_value();
   const uint32_t line_id = dirty_line.value_or(0);
   if (!keep) req.bypassed = true;
+  // The cache keeps nothing of this write (dirty sectors aside): a miss by the byte counters.
+  EngineCounters::add(keep ? e.counters.write_hit_bytes : e.counters.write_miss_bytes, seg.bytes());
   auto join = IoJoin::Make([&req, seg, keep, line_id](Status s) {
     FinishCoreAndSsdWrite(req, seg, keep, line_id, std::move(s));
   });

@@ -11,13 +11,13 @@ namespace {
 void WbLocked(Request& req, const Segment& seg) {
   Engine& e = req.engine;
   Shard& shard = e.shard_for(seg.core_line);
-  CacheLine* line;
+  uint32_t line_id;
   {
     std::lock_guard lock(shard.mu);
-    line = LookupOrAdmit(req, seg, shard);
+    line_id = LookupOrAdmit(req, seg, shard);
   }
   const std::byte* src = req.write_buf + seg.buf_offset;
-  if (line == nullptr) {
+  if (line_id == Shard::kNoLine) {
     req.bypassed = true;
     e.cleaner->kick();
     EngineCounters::add(e.counters.bytes_written_core, seg.bytes());
@@ -28,21 +28,17 @@ void WbLocked(Request& req, const Segment& seg) {
                  });
     return;
   }
-  const uint32_t line_id = line->id;
   SsdWriteSectors(e, line_id, seg.first_sector, seg.sectors, src, [&req, seg, line_id](Status s) {
     Engine& e = req.engine;
     {
       Shard& sh = e.shard_for(seg.core_line);
       std::lock_guard lock(sh.mu);
-      CacheLine& l = sh.line(line_id);
-      ++l.write_gen;
+      sh.set_clean_pending(line_id, false);
       if (s.ok()) {
-        SectorBits old_dirty = l.dirty;
-        l.valid |= seg.mask();
-        l.dirty |= seg.mask();
-        if (l.dirty != old_dirty) e.dirty_bits_changed(sh, l, old_dirty);
+        sh.set_valid(line_id, sh.valid(line_id) | seg.mask());
+        e.set_dirty(sh, line_id, sh.dirty(line_id) | seg.mask());
       } else {
-        InvalidateClean(l, seg.mask());
+        InvalidateClean(e, sh, line_id, seg.mask());
       }
     }
     UnlockLine(e, seg.core_line, true);

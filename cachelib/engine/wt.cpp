@@ -9,13 +9,12 @@ namespace {
 void WtLocked(Request& req, const Segment& seg) {
   Engine& e = req.engine;
   Shard& shard = e.shard_for(seg.core_line);
-  CacheLine* line;
+  uint32_t line_id;
   {
     std::lock_guard lock(shard.mu);
-    line = LookupOrAdmit(req, seg, shard);
+    line_id = LookupOrAdmit(req, seg, shard);
   }
-  const bool cached = line != nullptr;
-  const uint32_t line_id = cached ? line->id : 0;
+  const bool cached = line_id != Shard::kNoLine;
   auto join = IoJoin::Make([&req, seg, cached, line_id](Status s) {
     FinishCoreAndSsdWrite(req, seg, cached, line_id, std::move(s));
   });

@@ -7,13 +7,16 @@
 //   each with a sequence number and an xxHash checksum, so a torn page write never loses the
 //   previously persisted copy. Load takes the newest valid slot.
 // - persist() writes every page changed since the last persist() and then flushes the SSD. The
-//   engine calls it on FLUSH / FUA after the data writes it covers have completed.
+//   engine calls it on FLUSH / FUA after the data writes it covers have completed. The store keeps
+//   no copy of the records: it asks the engine's record source for the pages it rewrites, so the
+//   live state (a few bytes per line) is the only per-line memory.
 // - open() marks the superblock "in use" (clean_shutdown = false) durably before returning;
 //   close_clean() persists everything and sets clean_shutdown = true.
 // - After an unclean shutdown, load keeps only lines with dirty sectors (their data is the only copy)
 //   and drops clean lines; this makes reusing a clean line's slot safe without a metadata write.
 //
-// Thread-safety: set_record() and persist() may be called from any loop thread concurrently.
+// Thread-safety: mark_changed(), set_record() and persist() may be called from any loop thread
+// concurrently.
 #pragma once
 
 #include <array>
@@ -32,7 +35,7 @@ std::string_view ModeName(CacheMode mode);          // "wt", "wb", "wa", "pt"
 Result<CacheMode> ParseMode(std::string_view name);  // accepts the short names
 
 struct FormatOptions {
-  uint32_t line_size = 64 * 1024;  // bytes; power of two in [4 KiB, 1 MiB]. Fixed at create.
+  uint32_t line_size = 4096;  // bytes; power of two in [4 KiB, 1 MiB]. Fixed at create.
   CacheMode mode = CacheMode::kWriteThrough;
   bool force = false;              // overwrite an existing tiercache superblock
   // Validates ranges; returns InvalidArgument naming the bad field.
@@ -70,10 +73,21 @@ class MetadataStore {
   uint64_t line_count() const { return info_.line_count; }
   uint64_t data_offset(uint64_t line) const { return info_.data_offset + line * info_.line_size; }
 
-  // The records as loaded by Open (already filtered after an unclean shutdown).
-  virtual const LineRecord& loaded_record(uint64_t line) const = 0;
+  // The records as loaded by Open (already filtered after an unclean shutdown); free after
+  // release_loaded().
+  virtual LineRecord loaded_record(uint64_t line) const = 0;
+  // Frees what Open loaded (call once the owner has taken the records).
+  virtual void release_loaded() = 0;
 
-  // Stages a new persisted value for `line`; it reaches the SSD at the next persist().
+  // Where persist() gets the records of a changed page: fills out[i] with the record of line
+  // first + i. Called from persist rounds, on any thread, with no store lock held.
+  using RecordSource = std::function<void(uint64_t first, std::span<LineRecord> out)>;
+  // The owner of the live line state (the engine) hands it over once, before mark_changed().
+  virtual void set_record_source(RecordSource source) = 0;
+  // `line` changed: its page is rewritten, from the record source, at the next persist().
+  virtual void mark_changed(uint64_t line) = 0;
+  // Without a record source (tools, store tests): stages `record` as the new value of `line`; the
+  // store then keeps every line's record in memory.
   virtual void set_record(uint64_t line, const LineRecord& record) = 0;
   // Writes every staged page (double-slotted) and flushes the SSD; done(OK) means all records
   // staged before this call are durable. Concurrent calls are allowed and each keeps its promise.

@@ -137,7 +137,6 @@ Status OpenTask::load_records(uint64_t page, std::span<const std::byte> slot) {
     LineRecord kept = unclean ? FilterUnclean(*record) : *record;
     changed |= kept != *record;
     EncodeRecord(l, kept, image.subspan(r * rs, rs));
-    if (kept.in_use()) state_.loaded.emplace_back(page * l.records_per_page + r, kept);
   }
   // The durable slot still holds what the filter dropped: rewrite it at the next persist so a
   // later clean shutdown cannot resurrect it.

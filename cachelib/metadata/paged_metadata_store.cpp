@@ -12,8 +12,6 @@ namespace {
 
 // Page writes in flight per persist round.
 constexpr size_t kWriteWindow = 32;
-// Largest encoded record: 8 bytes + two 256-bit bitmaps.
-constexpr size_t kMaxRecordSize = 8 + 2 * (kMaxSectorsPerLine / 8);
 
 }  // namespace
 
@@ -29,7 +27,6 @@ PagedMetadataStore::PagedMetadataStore(Device& ssd, State s)
     : ssd_(ssd),
       layout_(s.sb.layout),
       uuid_(s.sb.uuid),
-      loaded_(std::move(s.loaded)),
       sb_(s.sb),
       sb_copy_(s.sb_copy),
       images_(std::move(s.images)),
@@ -48,9 +45,9 @@ PagedMetadataStore::PagedMetadataStore(Device& ssd, State s)
   for (uint64_t page : s.dirty_pages) mark_dirty_locked(page);
 }
 
-std::span<std::byte> PagedMetadataStore::image(uint64_t page) {
+std::span<const std::byte> PagedMetadataStore::image(uint64_t page) const {
   size_t bytes = size_t{layout_.records_per_page} * layout_.record_size;
-  return std::span<std::byte>(images_.data() + page * bytes, bytes);
+  return std::span<const std::byte>(images_.data() + page * bytes, bytes);
 }
 
 void PagedMetadataStore::mark_dirty_locked(uint64_t page) {
@@ -59,26 +56,66 @@ void PagedMetadataStore::mark_dirty_locked(uint64_t page) {
   dirty_list_.push_back(page);
 }
 
-const LineRecord& PagedMetadataStore::loaded_record(uint64_t line) const {
-  static const LineRecord kFree;
-  auto it = std::lower_bound(loaded_.begin(), loaded_.end(), line,
-                             [](const auto& entry, uint64_t l) { return entry.first < l; });
-  if (it != loaded_.end() && it->first == line) return it->second;
-  return kFree;
+LineRecord PagedMetadataStore::loaded_record(uint64_t line) const {
+  assert(line < layout_.line_count);
+  if (images_.empty()) return LineRecord{};
+  uint64_t page = line / layout_.records_per_page;
+  size_t at = (line % layout_.records_per_page) * layout_.record_size;
+  // Open checked every record, and a free record decodes as free.
+  Result<LineRecord> r = DecodeRecord(layout_, image(page).subspan(at, layout_.record_size),
+                                      ~uint64_t{0});
+  return r.ok() ? *r : LineRecord{};
+}
+
+void PagedMetadataStore::release_loaded() {
+  std::lock_guard lock(mu_);
+  if (staged_.empty()) std::vector<std::byte>().swap(images_);
+}
+
+void PagedMetadataStore::set_record_source(RecordSource source) {
+  std::lock_guard lock(mu_);
+  source_ = std::move(source);
+}
+
+void PagedMetadataStore::mark_changed(uint64_t line) {
+  assert(line < layout_.line_count);
+  std::lock_guard lock(mu_);
+  mark_dirty_locked(line / layout_.records_per_page);
 }
 
 void PagedMetadataStore::set_record(uint64_t line, const LineRecord& record) {
   assert(line < layout_.line_count);
   assert((record.valid >> layout_.sectors_per_line).none() && (record.dirty & ~record.valid).none());
   assert(record.in_use() || record.valid.none());
-  std::array<std::byte, kMaxRecordSize> encoded;
-  // A free line is stored without bits whatever the caller left in them, so it always loads.
-  EncodeRecord(layout_, record.in_use() ? record : LineRecord{}, encoded);
-  uint64_t page = line / layout_.records_per_page;
-  size_t at = (line % layout_.records_per_page) * layout_.record_size;
   std::lock_guard lock(mu_);
-  std::memcpy(image(page).data() + at, encoded.data(), layout_.record_size);
-  mark_dirty_locked(page);
+  assert(!source_ && "set_record is for stores without a record source");
+  if (staged_.empty()) {
+    staged_.resize(layout_.line_count);
+    for (uint64_t l = 0; l < layout_.line_count && !images_.empty(); ++l) {
+      staged_[l] = loaded_record(l);
+    }
+  }
+  // A free line is stored without bits whatever the caller left in them, so it always loads.
+  staged_[line] = record.in_use() ? record : LineRecord{};
+  mark_dirty_locked(line / layout_.records_per_page);
+}
+
+void PagedMetadataStore::page_records(uint64_t page, std::span<LineRecord> out) {
+  const uint64_t first = page * layout_.records_per_page;
+  RecordSource source;
+  {
+    std::lock_guard lock(mu_);
+    if (!staged_.empty()) {
+      std::copy_n(staged_.begin() + first, out.size(), out.begin());
+      return;
+    }
+    if (!source_) {
+      for (size_t i = 0; i < out.size(); ++i) out[i] = loaded_record(first + i);
+      return;
+    }
+    source = source_;
+  }
+  source(first, out);  // takes the engine's locks: never under mu_
 }
 
 void PagedMetadataStore::mark_in_use(IoCallback done) {
@@ -172,22 +209,36 @@ void PagedMetadataStore::notify(std::vector<Waiter> waiters, const Status& statu
 
 std::shared_ptr<PagedMetadataStore::Round> PagedMetadataStore::take_round() {
   auto r = std::make_shared<Round>();
-  std::lock_guard lock(mu_);
-  r->pages.swap(dirty_list_);
-  std::sort(r->pages.begin(), r->pages.end());
-  r->mark_unclean_first = sb_.clean_shutdown && !r->pages.empty();
-  size_t n = r->pages.size();
-  r->slots.resize(n);
-  r->seqs.resize(n);
-  r->buf.resize(n * format::kBlockSize);
-  for (size_t i = 0; i < n; ++i) {
+  {
+    std::lock_guard lock(mu_);
+    r->pages.swap(dirty_list_);
+    std::sort(r->pages.begin(), r->pages.end());
+    r->mark_unclean_first = sb_.clean_shutdown && !r->pages.empty();
+    r->slots.resize(r->pages.size());
+    r->seqs.resize(r->pages.size());
+    for (size_t i = 0; i < r->pages.size(); ++i) {
+      uint64_t page = r->pages[i];
+      dirty_[page] = 0;
+      r->slots[i] = static_cast<uint8_t>(1 - page_slot_[page]);
+      r->seqs[i] = page_seq_[page] + 1;
+    }
+  }
+  // Rounds run one at a time, so the snapshot can be taken without the lock: a line changed
+  // meanwhile marks its page again and the next round writes it too.
+  r->buf.resize(r->pages.size() * format::kBlockSize);
+  std::vector<LineRecord> records(layout_.records_per_page);
+  std::vector<std::byte> encoded(size_t{layout_.records_per_page} * layout_.record_size);
+  for (size_t i = 0; i < r->pages.size(); ++i) {
     uint64_t page = r->pages[i];
-    dirty_[page] = 0;
-    r->slots[i] = static_cast<uint8_t>(1 - page_slot_[page]);
-    r->seqs[i] = page_seq_[page] + 1;
     uint32_t count = layout_.records_in_page(page);
+    page_records(page, std::span(records).first(count));
+    for (uint32_t k = 0; k < count; ++k) {
+      const LineRecord& rec = records[k].in_use() ? records[k] : LineRecord{};
+      EncodeRecord(layout_, rec,
+                   std::span(encoded).subspan(size_t{k} * layout_.record_size, layout_.record_size));
+    }
     BuildSlot({page, r->seqs[i], uuid_, count},
-              image(page).first(size_t{count} * layout_.record_size),
+              std::span(encoded).first(size_t{count} * layout_.record_size),
               std::span(r->buf).subspan(i * format::kBlockSize, format::kBlockSize));
   }
   return r;

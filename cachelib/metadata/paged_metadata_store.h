@@ -1,5 +1,6 @@
-// PagedMetadataStore: the MetadataStore that OpenTask builds. Keeps the staged record bytes of
-// every metadata page in memory (half the metadata region) and runs persists, superblock updates
+// PagedMetadataStore: the MetadataStore that OpenTask builds. Keeps the loaded record bytes until
+// release_loaded(), then only per-page bookkeeping; a persist encodes each changed page from the
+// record source (the engine's live state). Runs persists, superblock updates
 // and clean closes one at a time through an operation queue; concurrent persist() callers that
 // arrive while one runs are batched into the next round. Does not own the SSD, which must outlive
 // it; no operation may be in flight when it is destroyed. Thread-safe (one mutex guards staged
@@ -30,7 +31,6 @@ class PagedMetadataStore final : public MetadataStore {
     std::vector<uint64_t> page_seq;     // sequence of each page's durable slot (0: never written)
     std::vector<uint8_t> page_slot;     // index of each page's durable slot
     std::vector<uint64_t> dirty_pages;  // pages whose image differs from the durable slot
-    std::vector<std::pair<uint64_t, LineRecord>> loaded;  // in-use lines, ascending by line
   };
 
   PagedMetadataStore(Device& ssd, State state);
@@ -38,7 +38,10 @@ class PagedMetadataStore final : public MetadataStore {
   // Writes the superblock with clean_shutdown = false and flushes (the last step of Open).
   void mark_in_use(IoCallback done);
 
-  const LineRecord& loaded_record(uint64_t line) const override;
+  LineRecord loaded_record(uint64_t line) const override;
+  void release_loaded() override;
+  void set_record_source(RecordSource source) override;
+  void mark_changed(uint64_t line) override;
   void set_record(uint64_t line, const LineRecord& record) override;
   void persist(IoCallback done) override;
   void set_mode(CacheMode mode, IoCallback done) override;
@@ -72,18 +75,21 @@ class PagedMetadataStore final : public MetadataStore {
   void end_round(const Round& round, const Status& status);
   void write_superblock(SuperblockChange change, IoCallback done);
 
-  std::span<std::byte> image(uint64_t page);
+  std::span<const std::byte> image(uint64_t page) const;
   void mark_dirty_locked(uint64_t page);
+  // The records of `page` as they are now (source, staged copy or loaded image).
+  void page_records(uint64_t page, std::span<LineRecord> out);
 
   Device& ssd_;
   const format::Layout layout_;
   const std::array<uint8_t, 16> uuid_;
-  const std::vector<std::pair<uint64_t, LineRecord>> loaded_;
+  RecordSource source_;  // set once, before any persist that needs it
 
   std::mutex mu_;
   Superblock sb_;                     // GUARDED_BY(mu_): the durable superblock
   uint32_t sb_copy_;                  // GUARDED_BY(mu_): the copy holding sb_
-  std::vector<std::byte> images_;     // GUARDED_BY(mu_)
+  std::vector<std::byte> images_;     // GUARDED_BY(mu_): as loaded, until release_loaded()
+  std::vector<LineRecord> staged_;    // GUARDED_BY(mu_): every record, once set_record() is used
   std::vector<uint64_t> page_seq_;    // GUARDED_BY(mu_)
   std::vector<uint8_t> page_slot_;    // GUARDED_BY(mu_)
   std::vector<uint8_t> dirty_;        // GUARDED_BY(mu_): 1 if the page is in dirty_list_

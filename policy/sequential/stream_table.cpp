@@ -18,18 +18,16 @@ StreamTable::StreamTable(uint32_t streams)
   }
 }
 
-StreamTable::Index StreamTable::find(uint64_t offset) const {
-  Index best = kNone;
-  uint64_t best_distance = kJoinWindow + 1;
+StreamTable::Index StreamTable::find(uint64_t offset, uint64_t length) const {
   for (size_t i = 0; i < end_.size(); ++i) {
     uint64_t end = end_[i];
-    uint64_t distance = offset >= end ? offset - end : end - offset;
-    if (distance < best_distance && end != kUnused) {
-      best = Index(i);
-      best_distance = distance;
+    if (end == kUnused) continue;
+    // Starts at the end, or rewrites the stream's tail (covers its end from inside the stream).
+    if (offset == end || (offset < end && offset >= start_[i] && offset + length >= end)) {
+      return Index(i);
     }
   }
-  return best;
+  return kNone;
 }
 
 void StreamTable::move_to_front(Index i) {
@@ -47,7 +45,7 @@ void StreamTable::move_to_front(Index i) {
 uint64_t StreamTable::add(uint64_t offset, uint64_t length) {
   assert(!end_.empty() && length <= kUnused - 1 - offset);
   uint64_t last = offset + length;
-  Index i = find(offset);
+  Index i = find(offset, length);
   if (i == kNone) {
     i = tail_;  // least recently used, or a free entry while there is one
     if (end_[i] == kUnused) ++tracked_;

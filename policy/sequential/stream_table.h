@@ -11,12 +11,10 @@ namespace tiercache {
 
 class StreamTable {
  public:
-  // A request continues a stream when its offset is within this many bytes of the stream's end,
-  // forward (a gap: a readahead window skipped, a request still in flight on another queue) or
-  // backward (an overlap: requests of one stream reordered by multi-queue submission). 64 KiB
-  // leaves room for a few reordered requests of up to 32 KiB while a random request lands that
-  // close to one of the stream ends only rarely (a 128 KiB window per stream).
-  static constexpr uint64_t kJoinWindow = uint64_t{64} << 10;
+  // A request continues a stream only when it starts exactly where the stream ends (as Open CAS
+  // does), or rewrites the stream's tail. Any tolerance makes random requests over a small area join each other's streams: with
+  // 64 streams and a 64 KiB window either way, half of the random 4 KiB reads over a 16 MiB file
+  // "continued" a stream and the file's hot data was bypassed.
   static constexpr uint32_t kMaxStreams = 4096;
 
   // REQUIRES: streams <= kMaxStreams (0 makes an empty table that add() must not be called on).
@@ -38,8 +36,9 @@ class StreamTable {
   static constexpr Index kNone = 0xFFFF;
   static constexpr uint64_t kUnused = ~uint64_t{0};  // end_ of an entry holding no stream
 
-  // The entry whose end is nearest `offset`, within kJoinWindow; kNone when none is.
-  Index find(uint64_t offset) const;
+  // The entry the request [offset, offset + length) continues (starts at its end) or whose tail it
+  // rewrites (covers its end from inside the stream); kNone when none.
+  Index find(uint64_t offset, uint64_t length) const;
   void move_to_front(Index i);
 
   std::vector<uint64_t> end_;    // one past the stream's highest byte; kUnused when free

@@ -1,0 +1,66 @@
+#include "cachelib/engine/line_index.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <unordered_map>
+
+namespace tiercache {
+namespace {
+
+TEST(LineIndexTest, FindsInsertedAndForgetsErased) {
+  SlotTable slots(4, 1);
+  LineIndex index(4);
+  EXPECT_EQ(index.find(7, slots), LineIndex::kNotFound);
+  slots.assign(2, 7);
+  index.insert(7, 2);
+  slots.assign(0, 1ull << 40);
+  index.insert(1ull << 40, 0);
+  EXPECT_EQ(index.find(7, slots), 2u);
+  EXPECT_EQ(index.find(1ull << 40, slots), 0u);
+  EXPECT_EQ(index.find(8, slots), LineIndex::kNotFound);
+  index.erase(7, 2, slots);
+  slots.clear(2);
+  EXPECT_EQ(index.find(7, slots), LineIndex::kNotFound);
+  EXPECT_EQ(index.find(1ull << 40, slots), 0u);
+  EXPECT_EQ(index.memory_size(), 16u * 4u);  // the 16-entry minimum
+}
+
+// Random inserts and erases at the maximum load factor agree with std::unordered_map: backward
+// shift deletion must never lose an entry of a cluster that wraps around the table's end.
+TEST(LineIndexTest, MatchesAMapUnderChurnAtFullLoad) {
+  constexpr uint32_t kLines = 1000;
+  SlotTable slots(kLines, 1);
+  LineIndex index(kLines);
+  std::unordered_map<uint64_t, uint32_t> truth;
+  std::vector<uint32_t> free_slots;
+  for (uint32_t i = 0; i < kLines; ++i) free_slots.push_back(i);
+  std::mt19937_64 rng(42);
+  for (int op = 0; op < 200000; ++op) {
+    uint64_t key = rng() % 4000;
+    auto it = truth.find(key);
+    if (it != truth.end()) {
+      index.erase(key, it->second, slots);
+      slots.clear(it->second);
+      free_slots.push_back(it->second);
+      truth.erase(it);
+    } else if (!free_slots.empty()) {
+      uint32_t slot = free_slots.back();
+      free_slots.pop_back();
+      slots.assign(slot, key);
+      index.insert(key, slot);
+      truth[key] = slot;
+    }
+    if (op % 1000 == 0) {
+      for (const auto& [k, s] : truth) ASSERT_EQ(index.find(k, slots), s) << "op " << op;
+    }
+  }
+  for (uint64_t k = 0; k < 4000; ++k) {
+    auto it = truth.find(k);
+    ASSERT_EQ(index.find(k, slots), it == truth.end() ? LineIndex::kNotFound : it->second);
+  }
+  EXPECT_EQ(index.memory_size(), (kLines * 5 / 4 + 1) * 4u);
+}
+
+}  // namespace
+}  // namespace tiercache

@@ -1,0 +1,49 @@
+#include "cachelib/engine/policy_set.h"
+
+#include <string>
+#include <utility>
+
+#include "cachelib/engine/shard.h"
+#include "policy/admission/always_admit.h"
+#include "policy/replacement/lru_policy.h"
+
+namespace tiercache {
+
+Status PolicyOptions::validate() const {
+  if (admission != "always") {
+    return Status::InvalidArgument("unknown admission policy '" + admission + "' (always)");
+  }
+  if (replacement != "lru") {
+    return Status::InvalidArgument("unknown replacement policy '" + replacement + "' (lru)");
+  }
+  return sequential.validate();
+}
+
+Result<ShardPolicies> MakeShardPolicies(const PolicyOptions& options, uint32_t lines) {
+  TC_RETURN_IF_ERROR(options.validate());
+  ShardPolicies p;
+  p.replacement = std::make_unique<LruPolicy>(lines);
+  p.admission = std::make_unique<AlwaysAdmit>();
+  return p;
+}
+
+void SumCounters(const std::vector<std::unique_ptr<Shard>>& shards,
+                 const std::function<void(const Shard&, const CounterVisitor&)>& each,
+                 const CounterVisitor& visit) {
+  std::vector<std::pair<std::string, uint64_t>> sums;
+  for (const auto& shard : shards) {
+    std::lock_guard lock(shard->mu);
+    each(*shard, [&](std::string_view name, uint64_t value) {
+      for (auto& [n, v] : sums) {
+        if (n == name) {
+          v += value;
+          return;
+        }
+      }
+      sums.emplace_back(std::string(name), value);
+    });
+  }
+  for (const auto& [name, value] : sums) visit(name, value);
+}
+
+}  // namespace tiercache

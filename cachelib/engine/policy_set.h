@@ -1,0 +1,31 @@
+// The policies one shard runs (built from PolicyOptions by name), and how per-shard counters are
+// summed for `tiercache stats`. Free functions; thread-compatible.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "cachelib/common/status.h"
+#include "policy/admission/admission_policy.h"
+#include "policy/policy_options.h"
+#include "policy/replacement/replacement_policy.h"
+
+namespace tiercache {
+
+class Shard;
+
+struct ShardPolicies {
+  std::unique_ptr<ReplacementPolicy> replacement;
+  std::unique_ptr<AdmissionPolicy> admission;
+};
+
+// Policies for a shard of `lines` cache lines; InvalidArgument for an unknown name.
+Result<ShardPolicies> MakeShardPolicies(const PolicyOptions& options, uint32_t lines);
+
+// Calls visit(name, sum over shards) for every counter `each` reports, in first-seen order.
+void SumCounters(const std::vector<std::unique_ptr<Shard>>& shards,
+                 const std::function<void(const Shard&, const CounterVisitor&)>& each,
+                 const CounterVisitor& visit);
+
+}  // namespace tiercache
