@@ -47,8 +47,8 @@ class GhostFilter {
   bool test_all(const std::vector<uint64_t>& words, const Probe& p) const;
 
   uint64_t capacity_;
-  uint64_t generation_;       // inserts a filter takes before the two swap roles
-  uint64_t bits_;             // bits per filter, a multiple of 64
+  uint64_t generation_;  // inserts a filter takes before the two swap roles
+  uint64_t bits_;        // bits per filter, a multiple of 64
   uint64_t current_inserts_ = 0;
   std::vector<uint64_t> current_, older_;
 };

@@ -116,8 +116,8 @@ TEST(GhostFilterTest, FalsePositiveRateBelowDerivedBound) {
 }
 
 TEST(GhostFilterTest, MemoryIsOneBytePerEntry) {
-  EXPECT_EQ(GhostFilter(20000).memory_size(), 20000u);  // 2 filters * 10000 entries * 8 bits
-  EXPECT_EQ(GhostFilter(1).memory_size(), 16u);         // one 64-bit word per filter minimum
+  EXPECT_EQ(GhostFilter(20000).memory_size(), 20000u);      // 2 filters * 10000 entries * 8 bits
+  EXPECT_EQ(GhostFilter(1).memory_size(), 16u);             // one 64-bit word per filter minimum
   EXPECT_EQ(GhostFilter(100).memory_size(), 2u * 7u * 8u);  // 50 entries * 8 bits -> 7 words
 }
 

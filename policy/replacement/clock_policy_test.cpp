@@ -36,7 +36,12 @@ TEST(ClockPolicyTest, RefusalAndMaxScan) {
   EXPECT_EQ(p.hand(), 2u);
   // Everything refused: 2 loses its bit (not a try), then 3, 0, 1, 2 are tried once each.
   std::vector<uint32_t> tried;
-  EXPECT_EQ(p.pick_victim([&](uint32_t s) { tried.push_back(s); return false; }, 100),
+  EXPECT_EQ(p.pick_victim(
+                [&](uint32_t s) {
+                  tried.push_back(s);
+                  return false;
+                },
+                100),
             std::nullopt);
   EXPECT_EQ(tried, (std::vector<uint32_t>{3, 0, 1, 2}));
   EXPECT_EQ(p.pick_victim(kAny, 1), 3u);  // nothing lost; the hand continued from 3

@@ -75,8 +75,10 @@ TEST(ReplacementBehaviourTest, HotSetSurvivesAScanUnderS3FifoAndSieve) {
     ScanHits got = RunHotSetThenScan(*policy);
     EXPECT_EQ(got, hits) << name << ": " << got.warm << " " << got.scan << " " << got.after;
     if (name == "s3fifo") {
-      std::map<std::string, uint64_t> counters = {{"ghost_hits", 15},       {"main_evictions", 15},
-                                                  {"promotions", 10},       {"small_evictions", 935},
+      std::map<std::string, uint64_t> counters = {{"ghost_hits", 15},
+                                                  {"main_evictions", 15},
+                                                  {"promotions", 10},
+                                                  {"small_evictions", 935},
                                                   {"small_overflows", 80}};
       EXPECT_EQ(Counters(*policy), counters);
     }
@@ -99,8 +101,10 @@ TEST(ReplacementBehaviourTest, LoopLargerThanTheCache) {
     }
     EXPECT_EQ(cache.hits(), hits) << name;
     if (name == "s3fifo") {
-      std::map<std::string, uint64_t> counters = {{"ghost_hits", 927},     {"main_evictions", 947},
-                                                  {"promotions", 21},      {"small_evictions", 845},
+      std::map<std::string, uint64_t> counters = {{"ghost_hits", 927},
+                                                  {"main_evictions", 947},
+                                                  {"promotions", 21},
+                                                  {"small_evictions", 845},
                                                   {"small_overflows", 90}};
       EXPECT_EQ(Counters(*policy), counters);
     }
@@ -166,12 +170,17 @@ void PickAndMaybeEvict(ReplacementPolicy& policy, std::vector<bool>& occupied, u
   uint64_t refuse_mask = rng();  // refuses slot s when bit s is set
   uint32_t max_scan = 1 + rng() % (8 * slots);
   uint32_t calls = 0;
-  auto ok = [&](uint32_t s) { ++calls; return ((refuse_mask >> s) & 1) == 0; };
+  auto ok = [&](uint32_t s) {
+    ++calls;
+    return ((refuse_mask >> s) & 1) == 0;
+  };
   auto victim = policy.pick_victim(ok, max_scan);
   ASSERT_LE(calls, max_scan);
   bool any_ok = false;
   for (uint32_t s = 0; s < slots; ++s) any_ok |= occupied[s] && ((refuse_mask >> s) & 1) == 0;
-  if (max_scan >= 4 * slots) ASSERT_EQ(victim.has_value(), any_ok);
+  if (max_scan >= 4 * slots) {
+    ASSERT_EQ(victim.has_value(), any_ok);
+  }
   if (!victim) return;
   ASSERT_TRUE(occupied[*victim] && ((refuse_mask >> *victim) & 1) == 0);
   if (rng() % 2 == 0) return;  // the engine may also change its mind

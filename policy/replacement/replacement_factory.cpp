@@ -35,8 +35,8 @@ constexpr PolicyEntry kPolicies[] = {
 
 }  // namespace
 
-Result<std::unique_ptr<ReplacementPolicy>> MakeReplacementPolicy(
-    const ReplacementOptions& options, uint32_t capacity_slots) {
+Result<std::unique_ptr<ReplacementPolicy>> MakeReplacementPolicy(const ReplacementOptions& options,
+                                                                 uint32_t capacity_slots) {
   TC_RETURN_IF_ERROR(options.validate());
   if (capacity_slots == 0) return Status::InvalidArgument("capacity_slots must be > 0");
   for (const PolicyEntry& entry : kPolicies) {

@@ -15,8 +15,8 @@ namespace tiercache {
 
 // A policy for a shard of `capacity_slots` slots; InvalidArgument if the options do not
 // validate or capacity_slots is 0.
-Result<std::unique_ptr<ReplacementPolicy>> MakeReplacementPolicy(
-    const ReplacementOptions& options, uint32_t capacity_slots);
+Result<std::unique_ptr<ReplacementPolicy>> MakeReplacementPolicy(const ReplacementOptions& options,
+                                                                 uint32_t capacity_slots);
 
 // The accepted names, in the order the error message lists them: lru, clock, s3fifo, sieve.
 std::vector<std::string_view> ReplacementPolicyNames();

@@ -29,7 +29,7 @@ TEST(ReplacementFactoryTest, MemoryPerSlot) {
     uint64_t bytes;
   } cases[] = {
       {"lru", 0.1, 8 * kSlots},
-      {"clock", 0.1, 2 * 1563 * 8},         // two bitmaps of 1563 words
+      {"clock", 0.1, 2 * 1563 * 8},  // two bitmaps of 1563 words
       {"sieve", 0.1, 8 * kSlots + 1563 * 8},
       // State bytes + ring of (small + small/8 + 1) slots + ghost of 8 bits per main slot.
       {"s3fifo", 0.1, kSlots + 11251 * 4 + 90000},   // 2.35 bytes per slot

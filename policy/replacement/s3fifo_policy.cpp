@@ -43,7 +43,10 @@ void S3FifoPolicy::on_insert(Slot slot, uint64_t block) {
     Slot oldest = small_oldest();
     ring_pop();
     --small_live_;
-    if (freq(oldest) > 0) ++promotions_; else ++small_overflows_;
+    if (freq(oldest) > 0)
+      ++promotions_;
+    else
+      ++small_overflows_;
     move_to_main(oldest);
   }
   ring_push(slot);
@@ -97,8 +100,8 @@ std::optional<ReplacementPolicy::Slot> S3FifoPolicy::pick_victim(
     bool main_left = scan.main_refused < main_count_;
     if (!small_left && !main_left) break;
     bool from_small = small_left && (small_live_ >= small_target_ || !main_left);
-    std::optional<Slot> victim = from_small ? step_small(can_evict, scan)
-                                            : step_main(can_evict, scan);
+    std::optional<Slot> victim =
+        from_small ? step_small(can_evict, scan) : step_main(can_evict, scan);
     if (victim) return victim;
   }
   return std::nullopt;

@@ -1,6 +1,6 @@
 // S3FifoPolicy: S3-FIFO (Yang et al., SOSP'23) on fixed slots: a small probationary FIFO, a main
 // queue run as a 2-bit CLOCK over slot positions, and a ghost filter of blocks the small FIFO
-// dropped unused. Scan- and loop-resistant at ~2.35 bytes per slot with the default 10% small share.
+// dropped unused. Scan- and loop-resistant at 2.35 bytes per slot with the default small share.
 // Owns its arrays and ghost; not thread-safe (one per shard, under the shard lock).
 #pragma once
 
@@ -22,8 +22,9 @@ namespace tiercache {
 //   slots with freq > 0 and proposes the first with freq 0. A refused small block is requeued
 //   at the small head, a refused main block is passed by the hand (and tried again at its next
 //   turn); when one queue has refused all its blocks the other is tried. Promotions and
-//   decrements are not tries: only the max_scan blocks offered to can_evict() are. The hand rests on a proposal until it is evicted, so a
-//   block inserted into the freed slot is the last one the hand reaches, as at main's head.
+//   decrements are not tries: only the max_scan blocks offered to can_evict() are. The hand
+//   rests on a proposal until it is evicted, so a block inserted into the freed slot is the
+//   last one the hand reaches, as at main's head.
 // - on_evict of a small block without hits remembers the block in the ghost (capacity: main's
 //   size in slots).
 // Memory per slot: 1 state byte (freq, queue, stale small-ring entries) + 4.5 * share bytes of
@@ -61,7 +62,7 @@ class S3FifoPolicy final : public ReplacementPolicy {
   uint8_t stale(Slot s) const { return state_[s] >> kStaleShift; }
   void set_freq(Slot s, uint8_t f) { state_[s] = (state_[s] & ~kFreqMask) | f; }
   void set_queue(Slot s, Queue q) { state_[s] = (state_[s] & ~kQueueMask) | (q << kQueueShift); }
-  void add_stale(Slot s, int delta) { state_[s] += delta << kStaleShift; }
+  void add_stale(Slot s, int delta) { state_[s] = uint8_t(state_[s] + delta * (1 << kStaleShift)); }
 
   void advance_hand() { hand_ = hand_ + 1 == capacity_ ? 0 : hand_ + 1; }
   void vacate(Slot slot);

@@ -54,8 +54,10 @@ TEST(S3FifoPolicyTest, EvictionSequence) {
   // Small at its share: 1 proposed.
   EXPECT_EQ(p.pick_victim(kAny, 10), 1u);
   p.on_evict(1, 201);
-  std::map<std::string, uint64_t> expected = {{"ghost_hits", 1},      {"main_evictions", 2},
-                                              {"promotions", 1},      {"small_evictions", 2},
+  std::map<std::string, uint64_t> expected = {{"ghost_hits", 1},
+                                              {"main_evictions", 2},
+                                              {"promotions", 1},
+                                              {"small_evictions", 2},
                                               {"small_overflows", 8}};
   EXPECT_EQ(Counters(p), expected);
 }
@@ -71,7 +73,10 @@ TEST(S3FifoPolicyTest, RefusedBlocksStayQueued) {
   EXPECT_EQ(p.pick_victim([](uint32_t s) { return s < 8; }, 2), std::nullopt);
   // Everything refused: each block is tried once (small [9 8], then main 0-7), then none.
   std::vector<uint32_t> tried;
-  auto refuse_all = [&](uint32_t s) { tried.push_back(s); return false; };
+  auto refuse_all = [&](uint32_t s) {
+    tried.push_back(s);
+    return false;
+  };
   EXPECT_EQ(p.pick_victim(refuse_all, 100), std::nullopt);
   EXPECT_EQ(tried, (std::vector<uint32_t>{9, 8, 0, 1, 2, 3, 4, 5, 6, 7}));
   // Nothing was lost: small is [9 8] again, then main from the hand (back at 0).
@@ -187,13 +192,13 @@ TEST(S3FifoPolicyTest, CapacityTwo) {
   p.on_insert(0, 10);
   p.on_insert(1, 11);  // small full: 0 overflows to main; small [1]
   EXPECT_EQ(p.pick_victim(kAny, 4), 1u);
-  p.on_evict(1, 11);  // ghost {11}
+  p.on_evict(1, 11);   // ghost {11}
   p.on_insert(1, 11);  // ghost hit: main {0, 1}, small empty
   EXPECT_EQ(p.small_size(), 0u);
   EXPECT_EQ(p.pick_victim(kAny, 4), 0u);
   p.on_evict(0, 10);
   EXPECT_EQ(p.hand(), 1u);
-  p.on_insert(0, 12);  // small [0]
+  p.on_insert(0, 12);                     // small [0]
   EXPECT_EQ(p.pick_victim(kAny, 4), 0u);  // small holds its share
   EXPECT_EQ(p.pick_victim([](uint32_t s) { return s == 1; }, 4), 1u);
 }

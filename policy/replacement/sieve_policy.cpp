@@ -29,8 +29,14 @@ void SievePolicy::unlink(Slot slot) {
   // SIEVE moves the hand to the victim's newer neighbour, or back to the tail past the head.
   if (hand_ == slot) hand_ = prev_[slot];
   Slot p = prev_[slot], n = next_[slot];
-  if (p != kNone) next_[p] = n; else head_ = n;
-  if (n != kNone) prev_[n] = p; else tail_ = p;
+  if (p != kNone)
+    next_[p] = n;
+  else
+    head_ = n;
+  if (n != kNone)
+    prev_[n] = p;
+  else
+    tail_ = p;
   prev_[slot] = next_[slot] = kNone;
   visited_.reset(slot);
   --count_;

@@ -32,10 +32,15 @@ TEST(SievePolicyTest, EvictionSequence) {
 TEST(SievePolicyTest, RefusalAndMaxScan) {
   SievePolicy p(4);
   for (uint32_t s = 0; s < 4; ++s) p.on_insert(s, 100 + s);
-  p.on_hit(2);  // 0 1 2* 3
+  p.on_hit(2);                                                                   // 0 1 2* 3
   EXPECT_EQ(p.pick_victim([](uint32_t s) { return s == 3; }, 2), std::nullopt);  // 0, 1 tried
   std::vector<uint32_t> tried;
-  EXPECT_EQ(p.pick_victim([&](uint32_t s) { tried.push_back(s); return false; }, 100),
+  EXPECT_EQ(p.pick_victim(
+                [&](uint32_t s) {
+                  tried.push_back(s);
+                  return false;
+                },
+                100),
             std::nullopt);
   EXPECT_EQ(tried, (std::vector<uint32_t>{3, 0, 1, 2}));  // from 2: cleared, then a full turn
   EXPECT_EQ(p.pick_victim([](uint32_t s) { return s != 3; }, 4), 0u);  // 3 refused, wrap
