@@ -40,13 +40,9 @@ void S3FifoPolicy::on_insert(Slot slot, uint64_t block) {
     return;
   }
   if (small_live_ == small_target_) {
-    Slot oldest = small_oldest();
-    ring_pop();
-    --small_live_;
-    if (freq(oldest) > 0)
-      ++promotions_;
-    else
-      ++small_overflows_;
+    Slot oldest = pop_small_oldest();
+    uint64_t& counter = freq(oldest) > 0 ? promotions_ : small_overflows_;
+    ++counter;
     move_to_main(oldest);
   }
   ring_push(slot);
@@ -111,8 +107,7 @@ std::optional<ReplacementPolicy::Slot> S3FifoPolicy::step_small(
     const std::function<bool(Slot)>& can_evict, Scan& scan) {
   Slot s = small_oldest();
   if (freq(s) > 0) {
-    ring_pop();
-    --small_live_;
+    pop_small_oldest();
     ++promotions_;
     move_to_main(s);
     return std::nullopt;
@@ -149,6 +144,13 @@ ReplacementPolicy::Slot S3FifoPolicy::small_oldest() {
     ring_pop();
   }
   return ring_[ring_tail_];
+}
+
+ReplacementPolicy::Slot S3FifoPolicy::pop_small_oldest() {
+  Slot s = small_oldest();
+  ring_pop();
+  --small_live_;
+  return s;
 }
 
 void S3FifoPolicy::ring_pop() {

@@ -74,7 +74,8 @@ class S3FifoPolicy final : public ReplacementPolicy {
   // the middle (removed, or evicted though not the oldest) leaves a stale entry behind, counted
   // in its state byte; a slot's live entry is always its newest, so its first stale() entries
   // are the stale ones and are dropped when they reach the tail or on compaction.
-  Slot small_oldest();  // drops stale entries at the tail; REQUIRES small_live_ > 0
+  Slot small_oldest();      // drops stale entries at the tail; REQUIRES small_live_ > 0
+  Slot pop_small_oldest();  // takes small_oldest() out of the small FIFO
   void ring_pop();
   void ring_push(Slot slot);
   void ring_compact();
