@@ -153,6 +153,8 @@ def _checked_combos(sim, default):
     else every combination not admitting always (every one if that leaves none)."""
     combos = {_combo(r) for t in sim["traces"] for r in t["results"]}
     if default:
+        if default not in combos:
+            raise ValueError(f"--default {default}: not in the sim JSON ({', '.join(sorted(combos))})")
         return {default}
     marked = {_combo(r) for t in sim["traces"] for r in t["results"] if r.get("default")}
     if marked:
@@ -337,6 +339,16 @@ def parse_args(argv):
 
 def main(argv=None):
     args = parse_args(argv)
+    try:
+        return run(args)
+    except KeyError as e:
+        print(f"evaluate.py: missing field {e} in the sim JSON", file=sys.stderr)
+    except (OSError, ValueError) as e:  # msr.TraceError is a ValueError
+        print(f"evaluate.py: {e}", file=sys.stderr)
+    return 2
+
+
+def run(args):
     traces = TraceSet()
     for t in args.traces:
         traces.add_arg(t)
