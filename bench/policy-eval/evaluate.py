@@ -116,14 +116,25 @@ def run_table(args, traces):
     for name, path in traces.paths.items():
         for cap in table_sizes(args, traces, name):
             res = {p: runs.get(path, cap, p) for p in policies}
+            accesses = next(iter(res.values())).accesses
             row = {"trace": name, "file": path, "cache_blocks": cap,
-                   "cache_bytes": cap * msr.BLOCK, "block_accesses": next(iter(res.values())).accesses,
+                   "cache_bytes": cap * msr.BLOCK, "block_accesses": accesses,
                    "policies": {p: {"misses": r.misses, "insertions": r.insertions,
                                     "miss_ratio": round(r.miss_ratio, 6)} for p, r in res.items()}}
             if all(p in res for p in referee.TARGET_POLICIES):
                 row["best"], _ = best_of(res)
             rows.append(row)
     return {"block_size": msr.BLOCK, "results": rows}
+
+
+def format_markdown(report, policies):
+    lines = ["| trace | cache | block accesses | " + " | ".join(policies) + " | best |",
+             "|---|---:|---:|" + "---:|" * len(policies) + "---|"]
+    for row in report["results"]:
+        cells = " | ".join(f"{row['policies'][p]['miss_ratio']:.4f}" for p in policies)
+        lines.append(f"| {row['trace']} | {fmt_bytes(row['cache_bytes'])} | "
+                     f"{row['block_accesses']} | {cells} | {row.get('best', '-')} |")
+    return "\n".join(lines)
 
 
 def format_table(report, policies):
@@ -154,7 +165,8 @@ def _checked_combos(sim, default):
     combos = {_combo(r) for t in sim["traces"] for r in t["results"]}
     if default:
         if default not in combos:
-            raise ValueError(f"--default {default}: not in the sim JSON ({', '.join(sorted(combos))})")
+            known = ", ".join(sorted(combos))
+            raise ValueError(f"--default {default}: not in the sim JSON ({known})")
         return {default}
     marked = {_combo(r) for t in sim["traces"] for r in t["results"] if r.get("default")}
     if marked:
@@ -176,11 +188,13 @@ def compare_points(sim, resolve, runs, tolerance, checked):
             for r in (r for r in t["results"] if r["cache_bytes"] == cache_bytes):
                 miss = _engine_miss(r)
                 engine.append({
-                    "combo": _combo(r), "admission": r["admission"], "replacement": r["replacement"],
+                    "combo": _combo(r), "admission": r["admission"],
+                    "replacement": r["replacement"],
                     "miss_ratio": round(miss, 6), "gap": round(miss - best_miss, 6),
                     "pass": miss <= best_miss + tolerance + EPS and miss <= lru + EPS,
                     "checked": _combo(r) in checked,
-                    "block_accesses": r.get("block_accesses"), "block_misses": r.get("block_misses"),
+                    "block_accesses": r.get("block_accesses"),
+                    "block_misses": r.get("block_misses"),
                     "ssd_bytes_written": r.get("ssd_bytes_written")})
             points.append({"trace": t["trace"], "file": path, "cache_bytes": cache_bytes,
                            "capacity_blocks": cap, "referee_accesses": res["lru"].accesses,
@@ -215,9 +229,9 @@ def write_summary(points, runs, target, hit_tolerance, checked):
             base = _baseline(pt, e["replacement"], runs)
             if base is None or not e["block_accesses"]:
                 continue
-            s = sums.setdefault(e["combo"], {"combo": e["combo"], "points": 0, "written": 0,
-                                             "always_written": 0, "misses": 0, "always_misses": 0,
-                                             "accesses": 0, "always_accesses": 0, "baseline": set()})
+            s = sums.setdefault(e["combo"], dict.fromkeys(
+                ("points", "written", "always_written", "misses", "always_misses", "accesses",
+                 "always_accesses"), 0) | {"combo": e["combo"], "baseline": set()})
             s["points"] += 1
             s["written"] += e["ssd_bytes_written"]
             s["misses"] += e["block_misses"]
@@ -246,11 +260,15 @@ def compare(sim, resolve, runs, tolerance=0.02, write_target=0.5, hit_tolerance=
     points = compare_points(sim, resolve, runs, tolerance, checked)
     writes = write_summary(points, runs, write_target, hit_tolerance, checked)
     miss_ok = all(e["pass"] for p in points for e in p["engine"] if e["checked"])
-    writes_ok = all(s["pass"] for s in writes if s["checked"])
+    # A judged combination without a write comparison (admits always, or no SSD byte counts)
+    # cannot meet the write target.
+    unjudged = sorted(checked - {s["combo"] for s in writes})
+    writes_ok = not unjudged and all(s["pass"] for s in writes if s["checked"])
     mismatches = [(p["trace"], p["cache_bytes"], e["combo"]) for p in points for e in p["engine"]
-                  if e["block_accesses"] is not None and e["block_accesses"] != p["referee_accesses"]]
+                  if e["block_accesses"] not in (None, p["referee_accesses"])]
     return {"tolerance": tolerance, "write_target": write_target, "checked": sorted(checked),
-            "points": points, "writes": writes, "access_mismatches": mismatches,
+            "points": points, "writes": writes, "writes_missing": unjudged,
+            "access_mismatches": mismatches,
             "miss_pass": miss_ok, "writes_pass": writes_ok, "pass": miss_ok and writes_ok}
 
 
@@ -282,6 +300,9 @@ def format_compare(rep):
                      f"{fmt_bytes(s['written']):>10} {fmt_bytes(s['always_written']):>10} {ratio} "
                      f"{s['hit_ratio']:7.4f} {s['always_hit_ratio']:10.4f}  {s['baseline']:<8}  "
                      f"{'pass' if s['pass'] else 'FAIL'}")
+    for combo in rep["writes_missing"]:
+        lines.append(f"{combo + ' *':<24} no comparison (admits always, or no SSD byte counts)"
+                     "  FAIL")
     lines.append(f"(target: ratio <= {rep['write_target']} at an equal or better hit ratio)")
     lines += ["", f"miss ratio: {'PASS' if rep['miss_pass'] else 'FAIL'}   "
               f"SSD writes: {'PASS' if rep['writes_pass'] else 'FAIL'}   "
@@ -320,6 +341,7 @@ def parse_args(argv):
     ap.add_argument("--cache-factors", default="1",
                     help="with a manifest: multiples of each trace's design size (default 1)")
     ap.add_argument("--policies", default=",".join(ALL_POLICIES))
+    ap.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     ap.add_argument("--json", help="also write the results as JSON to FILE ('-': stdout)")
     ap.add_argument("--compare", metavar="SIM_JSON", help="judge `tiercache sim --json` output")
     ap.add_argument("--default", help="ADMISSION/REPLACEMENT the targets apply to (--compare)")
@@ -362,7 +384,8 @@ def run(args):
             dump_json(rep, args.json)
         return 0 if rep["pass"] else 1
     report = run_table(args, traces)
-    print(format_table(report, args.policies.split(",")),
+    fmt = format_markdown if args.markdown else format_table
+    print(fmt(report, args.policies.split(",")),
           file=sys.stderr if args.json == "-" else sys.stdout)
     if args.json:
         dump_json(report, args.json)

@@ -253,7 +253,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True, help="output directory (created)")
     ap.add_argument("--cache-blocks", type=int, default=DEFAULT_CACHE_BLOCKS,
-                    help=f"cache size C the traces are built around (default {DEFAULT_CACHE_BLOCKS})")
+                    help=f"cache size C the traces are built for (default {DEFAULT_CACHE_BLOCKS})")
     ap.add_argument("--scale", type=float, default=1.0,
                     help="build for C * scale blocks: a proportionally smaller trace (default 1)")
     ap.add_argument("--variant", type=int, default=0,

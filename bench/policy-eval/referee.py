@@ -138,8 +138,8 @@ class S3Fifo(Policy):
     """S3-FIFO, Yang et al. (SOSP'23): small FIFO S (10%), main FIFO M (90%) with a 2-bit
     frequency (cap 3, CLOCK-like reinsertion), ghost FIFO G of ids (as many as M holds).
     A block leaves S for M when freq >= promote_threshold (default 1: "reused since insertion",
-    the paper's description and libCacheSim's default before 2023; libCacheSim now uses 2);
-    it enters M with freq 0. The S-or-M eviction choice follows libCacheSim's S3FIFOv0."""
+    as the authors describe it; libCacheSim's current default is 2); it enters M with freq 0.
+    Whether to evict from S or M follows libCacheSim's S3FIFOv0 (the paper's version)."""
     name = "s3fifo"
 
     def __init__(self, capacity, small_ratio=0.10, promote_threshold=1):

@@ -97,7 +97,7 @@ class EvaluateTest(unittest.TestCase):
         self.assertTrue(rep["pass"])
         self.assertIn("adaptive/s3fifo *", text)
         self.assertIn("overall: PASS", text)
-        self.assertEqual(rep["access_mismatches"], [])
+        self.assertEqual((rep["access_mismatches"], rep["writes_missing"]), ([], []))
 
     def test_default_from_command_line_and_unmarked(self):
         sim_path = self.write_sim(self.sim(mark_default=False))
@@ -113,6 +113,11 @@ class EvaluateTest(unittest.TestCase):
         with contextlib.redirect_stderr(err):
             self.assertEqual(self.run_main(["--compare", sim_path, "--default", "x/y"])[0], 2)
         self.assertIn("--default x/y: not in the sim JSON", err.getvalue())
+        # An admit-always default cannot halve the SSD writes.
+        code, text = self.run_main(["--compare", sim_path, "--default", "always/s3fifo"])
+        self.assertEqual(code, 1)
+        self.assertIn("always/s3fifo *          no comparison", text)
+        self.assertIn("miss ratio: FAIL   SSD writes: FAIL", text)
 
     def test_never_above_lru_even_within_tolerance(self):
         sim = self.sim()
@@ -142,6 +147,9 @@ class EvaluateTest(unittest.TestCase):
                                "fifo": 12, "opt": 6})
         self.assertEqual(rows[1]["policies"]["opt"]["misses"], 4)
         self.assertIn("L", text)
+        code, text = self.run_main([f"L={self.path('loop.csv')}", "--cache-blocks", "3",
+                                    "--policies", "lru,lirs", "--markdown"])
+        self.assertEqual(text.splitlines()[2], "| L | 12.0 KiB | 12 | 1.0000 | 0.6667 | - |")
 
     def test_parse_size(self):
         self.assertEqual([evaluate.parse_size(s) for s in ("4096", "32M", "32MiB", "1G", "2k")],
