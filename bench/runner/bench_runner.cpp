@@ -42,19 +42,31 @@ PassResult Measure(const ReplayStats& s, const BenchSetup::Snapshot& before,
   return p;
 }
 
+std::vector<PositionResult> Positions(const HdTuneParams& params,
+                                      const std::vector<Nanos>& completions) {
+  std::vector<PositionResult> out;
+  for (const PositionSample& s : SampleHdTunePositions(params, completions)) {
+    out.push_back({s.offset, s.mb_per_s});
+  }
+  return out;
+}
+
 }  // namespace
 
-ReplayStats ReplayOnce(LoopDriver& driver, Device& device, const Trace& trace, uint64_t seed) {
+ReplayStats ReplayOnce(LoopDriver& driver, Device& device, const Trace& trace, uint64_t seed,
+                       std::vector<Nanos>* completions) {
   Replayer replayer(device, trace, seed);
   ReplayStats stalled = replayer.stats();
   stalled.errors += 1;
   stalled.first_error = Status::IoError("replay stalled: a request never completed");
-  return Await<ReplayStats>(
+  ReplayStats stats = Await<ReplayStats>(
       driver,
       [&](std::function<void(ReplayStats)> done) {
         replayer.start([done](const ReplayStats& s) { done(s); });
       },
       stalled);
+  if (completions) *completions = replayer.completion_times();
+  return stats;
 }
 
 Result<BenchResults> BenchRunner::run(const std::vector<WorkloadSpec>& workloads,
@@ -74,8 +86,9 @@ Result<BenchResults> BenchRunner::run(const std::vector<WorkloadSpec>& workloads
   if (hdd->kind != ModelProfile::Kind::kHdd || ssd->kind != ModelProfile::Kind::kSsd) {
     return Status::InvalidArgument("--hdd-model needs an hdd profile, --ssd-model an ssd profile");
   }
-  env_ = SetupEnv{hdd.value(), ssd.value(), hdd->hdd.capacity_bytes, config_.cache_bytes,
-                  config_.line_size, config_.seed};
+  env_ = SetupEnv{hdd.value(),       ssd.value(),       hdd->hdd.capacity_bytes,
+                  config_.cache_bytes, config_.line_size, config_.seed,
+                  config_.admission, config_.replacement, config_.seq_cutoff_bytes};
   BenchResults results;
   results.mode = config_.realtime ? "realtime" : "virtual";
   results.passes = config_.passes;
@@ -83,6 +96,10 @@ Result<BenchResults> BenchRunner::run(const std::vector<WorkloadSpec>& workloads
   results.hdd_profile = config_.hdd_profile;
   results.ssd_profile = config_.ssd_profile;
   results.cache_bytes = config_.cache_bytes;
+  results.admission = config_.admission;
+  results.replacement = config_.replacement;
+  results.seq_cutoff_bytes = config_.seq_cutoff_bytes;
+  results.policies_applied = SetupAppliesPolicies();
   char work[] = "/tmp/tiercache-bench.XXXXXX";
   if (config_.realtime) {
     if (mkdtemp(work) == nullptr) return Status::IoError("cannot create a directory in /tmp");
@@ -140,8 +157,11 @@ SetupResult BenchRunner::run_setup(const WorkloadSpec& workload, const std::stri
   for (uint32_t pass = 1; pass <= config_.passes; ++pass) {
     const Trace trace = workload.make_pass(pass);
     const BenchSetup::Snapshot before = s.snapshot();
-    const ReplayStats stats = ReplayOnce(d, s.device(), trace, config_.seed + pass);
+    std::vector<Nanos> completions;
+    const ReplayStats stats = ReplayOnce(d, s.device(), trace, config_.seed + pass,
+                                         workload.hdtune ? &completions : nullptr);
     out.passes.push_back(Measure(stats, before, s.snapshot()));
+    if (workload.hdtune) out.passes.back().positions = Positions(*workload.hdtune, completions);
     if (progress) progress(workload.name, name, pass);
     if (pass < config_.passes) d.idle(config_.idle_between_passes);
   }
