@@ -51,6 +51,22 @@ std::vector<PositionResult> Positions(const HdTuneParams& params,
   return out;
 }
 
+// What the reports say about the run, before any workload.
+BenchResults RunDetails(const BenchConfig& config) {
+  BenchResults r;
+  r.mode = config.realtime ? "realtime" : "virtual";
+  r.passes = config.passes;
+  r.seed = config.seed;
+  r.hdd_profile = config.hdd_profile;
+  r.ssd_profile = config.ssd_profile;
+  r.cache_bytes = config.cache_bytes;
+  r.admission = config.admission;
+  r.replacement = config.replacement;
+  r.seq_cutoff_bytes = config.seq_cutoff_bytes;
+  r.policies_applied = SetupAppliesPolicies();
+  return r;
+}
+
 }  // namespace
 
 ReplayStats ReplayOnce(LoopDriver& driver, Device& device, const Trace& trace, uint64_t seed,
@@ -89,17 +105,7 @@ Result<BenchResults> BenchRunner::run(const std::vector<WorkloadSpec>& workloads
   env_ = SetupEnv{hdd.value(),       ssd.value(),       hdd->hdd.capacity_bytes,
                   config_.cache_bytes, config_.line_size, config_.seed,
                   config_.admission, config_.replacement, config_.seq_cutoff_bytes};
-  BenchResults results;
-  results.mode = config_.realtime ? "realtime" : "virtual";
-  results.passes = config_.passes;
-  results.seed = config_.seed;
-  results.hdd_profile = config_.hdd_profile;
-  results.ssd_profile = config_.ssd_profile;
-  results.cache_bytes = config_.cache_bytes;
-  results.admission = config_.admission;
-  results.replacement = config_.replacement;
-  results.seq_cutoff_bytes = config_.seq_cutoff_bytes;
-  results.policies_applied = SetupAppliesPolicies();
+  BenchResults results = RunDetails(config_);
   char work[] = "/tmp/tiercache-bench.XXXXXX";
   if (config_.realtime) {
     if (mkdtemp(work) == nullptr) return Status::IoError("cannot create a directory in /tmp");
