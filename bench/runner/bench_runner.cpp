@@ -102,9 +102,9 @@ Result<BenchResults> BenchRunner::run(const std::vector<WorkloadSpec>& workloads
   if (hdd->kind != ModelProfile::Kind::kHdd || ssd->kind != ModelProfile::Kind::kSsd) {
     return Status::InvalidArgument("--hdd-model needs an hdd profile, --ssd-model an ssd profile");
   }
-  env_ = SetupEnv{hdd.value(),       ssd.value(),       hdd->hdd.capacity_bytes,
-                  config_.cache_bytes, config_.line_size, config_.seed,
-                  config_.admission, config_.replacement, config_.seq_cutoff_bytes};
+  env_ = SetupEnv{hdd.value(), ssd.value(), hdd->hdd.capacity_bytes, config_.cache_bytes,
+                  config_.line_size, config_.seed, config_.admission, config_.replacement,
+                  config_.seq_cutoff_bytes};
   BenchResults results = RunDetails(config_);
   char work[] = "/tmp/tiercache-bench.XXXXXX";
   if (config_.realtime) {

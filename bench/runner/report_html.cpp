@@ -121,7 +121,9 @@ std::string RatioTable(const BenchResults& r) {
   if (rows.empty()) return "";
   std::ostringstream o;
   o << "<h2>Targets: cached setups against the bare HDD</h2><p class='note'>Printed figures, not "
-       "assertions.</p><table>";
+       "assertions.</p><table><tr><th>setup</th>";
+  for (uint32_t p = 1; p <= r.passes; ++p) o << "<th>pass " << p << "</th>";
+  o << "<th>held against the target</th><th>verdict</th></tr>";
   const std::string* workload = nullptr;
   for (const RatioRow& row : rows) {
     if (!workload || *workload != row.workload) {
@@ -134,8 +136,9 @@ std::string RatioTable(const BenchResults& r) {
     const auto cells = RatioCells(row);
     for (const auto& c : cells) o << "<td>" << Escape(c) << "</td>";
     for (size_t k = cells.size(); k < r.passes; ++k) o << "<td>-</td>";
-    o << "<td>" << (row.kind == RatioKind::kWarmSpeedup ? "warm  " : "worst ")
-      << Escape(RatioFigure(row)) << "</td><td class='" << (row.met ? "ok" : "missed") << "'>"
+    const char* verdict_class = !row.figure ? "na" : row.met ? "ok" : "missed";
+    o << "<td>" << (row.kind == RatioKind::kWarmSpeedup ? "warm " : "worst ")
+      << Escape(RatioFigure(row)) << "</td><td class='" << verdict_class << "'>"
       << RatioVerdict(row) << "</td></tr>";
   }
   o << "</table>";
