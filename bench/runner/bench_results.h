@@ -10,6 +10,14 @@
 
 namespace tiercache::bench {
 
+// One point of HD Tune's curve (hdtune workload): the transfer rate at one position of the area.
+struct PositionResult {
+  uint64_t offset = 0;  // bytes from the start of the read area
+  double mb_per_s = 0;  // 10^6 bytes per second while reading this position
+
+  bool operator==(const PositionResult&) const = default;
+};
+
 struct PassResult {
   double seconds = 0;          // first issue to last completion
   double mb_per_s = 0;         // (read + written bytes) / seconds / 10^6
@@ -21,6 +29,7 @@ struct PassResult {
   uint64_t ssd_bytes_written = 0;  // bytes written to the SSD device this pass (metadata included)
   uint64_t hdd_bytes_read = 0, hdd_bytes_written = 0;  // at the HDD device
   uint64_t ops = 0, bytes_read = 0, bytes_written = 0, errors = 0;
+  std::vector<PositionResult> positions;  // hdtune only: MB/s per position, in offset order
 };
 
 struct SetupResult {
@@ -49,6 +58,11 @@ struct BenchResults {
   uint64_t seed = 0;
   std::string hdd_profile, ssd_profile;
   uint64_t cache_bytes = 0;
+  // Engine policy options of the wt/wb setups (--admission, --replacement, --seq-cutoff); empty /
+  // nullopt: the engine's default. policies_applied: whether the setups passed them to the engine.
+  std::string admission, replacement;
+  std::optional<uint64_t> seq_cutoff_bytes;
+  bool policies_applied = false;
   std::vector<WorkloadResult> workloads;
 };
 

@@ -42,19 +42,47 @@ PassResult Measure(const ReplayStats& s, const BenchSetup::Snapshot& before,
   return p;
 }
 
+std::vector<PositionResult> Positions(const HdTuneParams& params,
+                                      const std::vector<Nanos>& completions) {
+  std::vector<PositionResult> out;
+  for (const PositionSample& s : SampleHdTunePositions(params, completions)) {
+    out.push_back({s.offset, s.mb_per_s});
+  }
+  return out;
+}
+
+// What the reports say about the run, before any workload.
+BenchResults RunDetails(const BenchConfig& config) {
+  BenchResults r;
+  r.mode = config.realtime ? "realtime" : "virtual";
+  r.passes = config.passes;
+  r.seed = config.seed;
+  r.hdd_profile = config.hdd_profile;
+  r.ssd_profile = config.ssd_profile;
+  r.cache_bytes = config.cache_bytes;
+  r.admission = config.admission;
+  r.replacement = config.replacement;
+  r.seq_cutoff_bytes = config.seq_cutoff_bytes;
+  r.policies_applied = SetupAppliesPolicies();
+  return r;
+}
+
 }  // namespace
 
-ReplayStats ReplayOnce(LoopDriver& driver, Device& device, const Trace& trace, uint64_t seed) {
+ReplayStats ReplayOnce(LoopDriver& driver, Device& device, const Trace& trace, uint64_t seed,
+                       std::vector<Nanos>* completions) {
   Replayer replayer(device, trace, seed);
   ReplayStats stalled = replayer.stats();
   stalled.errors += 1;
   stalled.first_error = Status::IoError("replay stalled: a request never completed");
-  return Await<ReplayStats>(
+  ReplayStats stats = Await<ReplayStats>(
       driver,
       [&](std::function<void(ReplayStats)> done) {
         replayer.start([done](const ReplayStats& s) { done(s); });
       },
       stalled);
+  if (completions) *completions = replayer.completion_times();
+  return stats;
 }
 
 Result<BenchResults> BenchRunner::run(const std::vector<WorkloadSpec>& workloads,
@@ -75,14 +103,9 @@ Result<BenchResults> BenchRunner::run(const std::vector<WorkloadSpec>& workloads
     return Status::InvalidArgument("--hdd-model needs an hdd profile, --ssd-model an ssd profile");
   }
   env_ = SetupEnv{hdd.value(), ssd.value(), hdd->hdd.capacity_bytes, config_.cache_bytes,
-                  config_.line_size, config_.seed};
-  BenchResults results;
-  results.mode = config_.realtime ? "realtime" : "virtual";
-  results.passes = config_.passes;
-  results.seed = config_.seed;
-  results.hdd_profile = config_.hdd_profile;
-  results.ssd_profile = config_.ssd_profile;
-  results.cache_bytes = config_.cache_bytes;
+                  config_.line_size, config_.seed, config_.admission, config_.replacement,
+                  config_.seq_cutoff_bytes};
+  BenchResults results = RunDetails(config_);
   char work[] = "/tmp/tiercache-bench.XXXXXX";
   if (config_.realtime) {
     if (mkdtemp(work) == nullptr) return Status::IoError("cannot create a directory in /tmp");
@@ -140,8 +163,11 @@ SetupResult BenchRunner::run_setup(const WorkloadSpec& workload, const std::stri
   for (uint32_t pass = 1; pass <= config_.passes; ++pass) {
     const Trace trace = workload.make_pass(pass);
     const BenchSetup::Snapshot before = s.snapshot();
-    const ReplayStats stats = ReplayOnce(d, s.device(), trace, config_.seed + pass);
+    std::vector<Nanos> completions;
+    const ReplayStats stats = ReplayOnce(d, s.device(), trace, config_.seed + pass,
+                                         workload.hdtune ? &completions : nullptr);
     out.passes.push_back(Measure(stats, before, s.snapshot()));
+    if (workload.hdtune) out.passes.back().positions = Positions(*workload.hdtune, completions);
     if (progress) progress(workload.name, name, pass);
     if (pass < config_.passes) d.idle(config_.idle_between_passes);
   }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,10 @@ struct BenchConfig {
   // Real time: synthetic tests run through fio against real processes (fio_setup_runner.h).
   double fio_runtime_seconds = 5;  // fio runtime per pass; > 0
   FioRunConfig fio = FioRunConfig::Defaults();  // work_dir is made per run
+  // Engine policy options of the wt/wb setups (SetupEnv); shown in the reports.
+  std::string admission;                     // admission policy name; empty: engine default
+  std::string replacement;                   // replacement policy name; empty: engine default
+  std::optional<uint64_t> seq_cutoff_bytes;  // sequential cutoff, bytes; unset: engine default
 };
 
 class BenchRunner {
@@ -58,7 +63,9 @@ class BenchRunner {
   SetupEnv env_;
 };
 
-// Runs one trace to completion on `driver` and returns its statistics.
-ReplayStats ReplayOnce(LoopDriver& driver, Device& device, const Trace& trace, uint64_t seed);
+// Runs one trace to completion on `driver` and returns its statistics. If `completions` is set it
+// receives each record's completion time relative to the start (Replayer::completion_times).
+ReplayStats ReplayOnce(LoopDriver& driver, Device& device, const Trace& trace, uint64_t seed,
+                       std::vector<Nanos>* completions = nullptr);
 
 }  // namespace tiercache::bench

@@ -89,6 +89,8 @@ Status CacheSetup::init(const SetupEnv& env, CacheMode mode, LoopDriver& driver)
       stalled));
   CacheOptions options;
   options.background_loop = &driver.loop();
+  // TODO(engine-v2): pass policies: env.admission, env.replacement and env.seq_cutoff_bytes into
+  // `options`, then make SetupAppliesPolicies() return true.
   using Opened = Result<std::unique_ptr<Cache>>;
   Opened cache = Await<Opened>(
       driver,
@@ -102,6 +104,8 @@ Status CacheSetup::init(const SetupEnv& env, CacheMode mode, LoopDriver& driver)
 }
 
 }  // namespace
+
+bool SetupAppliesPolicies() { return false; }
 
 const std::vector<std::string>& BenchSetup::Names() {
   static const std::vector<std::string> names = {"hdd", "ssd", "wt", "wb"};

@@ -22,6 +22,7 @@ struct Cli {
   std::vector<std::string> setups;
   std::string workloads, json, report, profiles, hdd_model = "hdd7200", ssd_model = "sata-ssd";
   std::string cache_size, test_size;
+  std::string admission, replacement, seq_cutoff;  // wt/wb engine policy options
   std::vector<std::string> traces;  // NAME=FORMAT:FILE
   uint32_t passes = 5;
   uint64_t seed = 1;
@@ -29,8 +30,8 @@ struct Cli {
   double fio_runtime = 0;  // 0: 5 s, 1 s with --quick
 };
 
-// "512M", "2G", "1GiB", "4096" -> bytes (binary units).
-Result<uint64_t> ParseSize(std::string s) {
+// "512M", "2G", "1GiB", "4096" -> bytes (binary units); 0 only if `allow_zero`.
+Result<uint64_t> ParseSize(std::string s, bool allow_zero = false) {
   if (s.ends_with("iB")) s.resize(s.size() - 2);
   if (s.ends_with("B")) s.pop_back();
   uint64_t mult = 1;
@@ -39,7 +40,7 @@ Result<uint64_t> ParseSize(std::string s) {
     s.pop_back();
   }
   auto n = ParseU64(s);
-  if (!n || *n == 0) return Status::InvalidArgument("bad size '" + s + "'");
+  if (!n || (*n == 0 && !allow_zero)) return Status::InvalidArgument("bad size '" + s + "'");
   return *n * mult;
 }
 
@@ -87,13 +88,20 @@ Status BuildConfig(const Cli& cli, BenchConfig* config, CatalogOptions* copts) {
     if (!size.ok()) return size.status();
     copts->area_bytes = size.value();
   }
+  config->admission = cli.admission;
+  config->replacement = cli.replacement;
+  if (!cli.seq_cutoff.empty()) {
+    auto size = ParseSize(cli.seq_cutoff, /*allow_zero=*/true);
+    if (!size.ok()) return Status::InvalidArgument("--seq-cutoff: " + size.status().message());
+    config->seq_cutoff_bytes = size.value();
+  }
   return Status::Ok();
 }
 
 std::string Selection(const Cli& cli) {
   if (!cli.workloads.empty()) return cli.workloads;
   if (!cli.quick) return WorkloadCatalog::DefaultSelection();
-  return "traces,cdm,asssd,cdm-large:RND4K-Q1T1-read";
+  return "traces,cdm,asssd,hdtune,cdm-large:RND4K-Q1T1-read";
 }
 
 int Fail(const Status& s) {
@@ -161,7 +169,7 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   app.add_option("--workloads", cli.workloads,
                  "comma list: boot, applaunch, gameload, realapp, realapp-install, traces, cdm, "
-                 "asssd, cdm-large, all, "
+                 "asssd, cdm-large, hdtune, all, "
                  "cdm:RND4K-Q32T1-read style names, imported trace names");
   app.add_option("--passes", cli.passes, "passes per workload and setup (pass 1 cold)")
       ->check(CLI::Range(1, 1000));
@@ -173,7 +181,15 @@ int main(int argc, char** argv) {
   app.add_option("--profiles", cli.profiles, "device profiles JSON (default: built in)");
   app.add_option("--cache-size", cli.cache_size, "SSD size of the wt/wb caches, e.g. 2G");
   app.add_option("--test-size", cli.test_size,
-                 "CrystalDiskMark/AS SSD test area, e.g. 1G (cdm-large uses twice the cache)");
+                 "CrystalDiskMark/AS SSD/HD Tune test area, e.g. 1G (cdm-large uses twice the "
+                 "cache)");
+  app.add_option("--admission", cli.admission,
+                 "wt/wb admission policy name (recorded in the reports; engine-v2 applies it)");
+  app.add_option("--replacement", cli.replacement,
+                 "wt/wb replacement policy name (recorded in the reports; engine-v2 applies it)");
+  app.add_option("--seq-cutoff", cli.seq_cutoff,
+                 "wt/wb sequential cutoff in bytes, e.g. 4M; 0 allowed (recorded in the reports; "
+                 "engine-v2 applies it)");
   app.add_option("--idle", cli.idle_seconds, "idle seconds between passes (cleaning, destaging)")
       ->check(CLI::Range(0.0, 3600.0));
   app.add_option("--fio-runtime", cli.fio_runtime,

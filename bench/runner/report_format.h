@@ -1,4 +1,4 @@
-// Number formatting shared by the reports: fixed decimals, decimal (10^n) byte units, and
+// Number formatting shared by the reports: padding, fixed decimals, decimal (10^n) byte units, and
 // the per-workload figure of merit. Pure functions; thread-safe.
 #pragma once
 
@@ -9,6 +9,12 @@
 #include "bench/runner/bench_results.h"
 
 namespace tiercache::bench {
+
+// Pads `s` to `width` characters, on the left (right-aligned) or on the right.
+inline std::string Pad(const std::string& s, size_t width, bool right = true) {
+  if (s.size() >= width) return s;
+  return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');
+}
 
 inline std::string Fixed(double v, int decimals) {
   char buf[64];
@@ -42,6 +48,24 @@ inline std::string MetricUnit(const WorkloadResult& w) {
 
 inline std::string Percent(const std::optional<double>& r) {
   return r ? Fixed(*r * 100, 1) + "%" : "-";
+}
+
+// Bytes as binary MiB, for positions in an area: "0 MiB", "512 MiB", "1.5 MiB".
+inline std::string MiB(uint64_t bytes) {
+  if (bytes % (1 << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+  return Fixed(static_cast<double>(bytes) / (1 << 20), 1) + " MiB";
+}
+
+// The wt/wb setups' engine policy options for report headers: "admission s3fifo, replacement
+// default, seq cutoff 4194304 B", noting when the engine did not get them.
+inline std::string PoliciesSummary(const BenchResults& r) {
+  std::string s = "admission " + (r.admission.empty() ? "default" : r.admission) +
+                  ", replacement " + (r.replacement.empty() ? "default" : r.replacement) +
+                  ", seq cutoff " +
+                  (r.seq_cutoff_bytes ? std::to_string(*r.seq_cutoff_bytes) + " B" : "default");
+  const bool any = !r.admission.empty() || !r.replacement.empty() || r.seq_cutoff_bytes;
+  if (any && !r.policies_applied) s += " (recorded only: not passed to this engine yet)";
+  return s;
 }
 
 }  // namespace tiercache::bench

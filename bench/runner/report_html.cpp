@@ -3,48 +3,17 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <vector>
 
+#include "bench/runner/position_chart.h"
+#include "bench/runner/ratio_view.h"
 #include "bench/runner/report_format.h"
+#include "bench/runner/report_svg.h"
 
 namespace tiercache::bench {
 namespace {
 
 constexpr int kWidth = 760, kLeft = 60, kRight = 60, kBar = 11, kGap = 2, kGroupGap = 10;
-
-std::string Escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
-std::string SetupColor(const std::string& name) {
-  if (name == "hdd") return "#8c8c8c";
-  if (name == "ssd") return "#2f7ed8";
-  if (name == "wt") return "#f28f43";
-  if (name == "wb") return "#6a9f1a";
-  return "#9b59b6";
-}
-
-void Rect(std::ostringstream& o, double x, double y, double w, double h, const std::string& fill,
-          double opacity) {
-  o << "<rect x='" << Fixed(x, 1) << "' y='" << Fixed(y, 1) << "' width='" << Fixed(w, 1)
-    << "' height='" << Fixed(h, 1) << "' fill='" << fill << "' fill-opacity='" << Fixed(opacity, 2)
-    << "'/>";
-}
-
-void Text(std::ostringstream& o, double x, double y, const std::string& s,
-          const char* anchor = "start") {
-  o << "<text x='" << Fixed(x, 1) << "' y='" << Fixed(y, 1) << "' text-anchor='" << anchor
-    << "'>" << Escape(s) << "</text>";
-}
 
 // Every pass of every setup as a horizontal bar (pass 1 palest), on a linear axis from 0.
 std::string PassChart(const WorkloadResult& w) {
@@ -145,13 +114,59 @@ std::string Table(const WorkloadResult& w, uint32_t passes) {
   return o.str();
 }
 
+// The ratio view as a table: per workload, a header row, then per cached setup its per-pass
+// figures, the figure held against the target and the verdict.
+std::string RatioTable(const BenchResults& r) {
+  const std::vector<RatioRow> rows = ComputeRatioView(r);
+  if (rows.empty()) return "";
+  std::ostringstream o;
+  o << "<h2>Targets: cached setups against the bare HDD</h2><p class='note'>Printed figures, not "
+       "assertions.</p><table><tr><th>setup</th>";
+  for (uint32_t p = 1; p <= r.passes; ++p) o << "<th>pass " << p << "</th>";
+  o << "<th>held against the target</th><th>verdict</th></tr>";
+  const std::string* workload = nullptr;
+  for (const RatioRow& row : rows) {
+    if (!workload || *workload != row.workload) {
+      o << "<tr><th colspan='" << r.passes + 3 << "' class='group'>" << Escape(RatioHeader(row))
+        << "</th></tr>";
+    }
+    workload = &row.workload;
+    o << "<tr><td class='setup' style='color:" << SetupColor(row.setup) << "'>"
+      << Escape(row.setup) << "</td>";
+    const auto cells = RatioCells(row);
+    for (const auto& c : cells) o << "<td>" << Escape(c) << "</td>";
+    for (size_t k = cells.size(); k < r.passes; ++k) o << "<td>-</td>";
+    const char* verdict_class = !row.figure ? "na" : row.met ? "ok" : "missed";
+    o << "<td>" << (row.kind == RatioKind::kWarmSpeedup ? "warm " : "worst ")
+      << Escape(RatioFigure(row)) << "</td><td class='" << verdict_class << "'>"
+      << RatioVerdict(row) << "</td></tr>";
+  }
+  o << "</table>";
+  return o.str();
+}
+
+// hdtune: HD Tune's curve for the cold first pass and, if there are more, the warm last one.
+std::string PositionCharts(const WorkloadResult& w, uint32_t passes) {
+  std::vector<size_t> shown = {0};
+  if (passes > 1) shown.push_back(passes - 1);
+  std::string out;
+  for (size_t pass : shown) {
+    const std::string chart = PositionChart(w, pass);
+    if (chart.empty()) continue;
+    out += "<p class='note'>MB/s per position, pass " + std::to_string(pass + 1) +
+           (pass == 0 ? " (cold)" : " (warm)") + ":</p>" + chart;
+  }
+  return out;
+}
+
 const char* const kStyle =
     "body{font-family:Verdana,Arial,sans-serif;font-size:13px;color:#222;max-width:820px;"
     "margin:24px auto}h1{font-size:20px}h2{font-size:15px;border-bottom:2px solid #2f7ed8;"
     "padding-bottom:3px;margin-top:28px}.chart text{font-size:11px;font-family:Verdana,Arial,"
     "sans-serif}table{border-collapse:collapse;margin-top:6px}td,th{border:1px solid #ccc;"
     "padding:3px 7px;text-align:right}th{background:#f0f4fa}td.setup{text-align:left;"
-    "font-weight:bold}.note{color:#666}";
+    "font-weight:bold}.note{color:#666}th.group{text-align:left}td.ok{color:#3a7d0a}"
+    "td.missed{color:#c0392b;font-weight:bold}";
 
 }  // namespace
 
@@ -163,14 +178,15 @@ std::string ToHtml(const BenchResults& r) {
     << ", cache " << Bytes(r.cache_bytes) << "; " << r.passes
     << " passes per workload and setup, pass 1 cold (freshly built setup); seed " << r.seed
     << ". hdd = the disk alone, ssd = the SSD alone, wt = tiercache write-through (like Smart "
-       "Response Enhanced), wb = write-back (like Maximized).</p>";
+       "Response Enhanced), wb = write-back (like Maximized). wt/wb engine policies: "
+    << Escape(PoliciesSummary(r)) << ".</p>";
   o << "<h2>Warm speed-up over the HDD (last pass)</h2>" << SummaryChart(r);
   for (const auto& w : r.workloads) {
     o << "<h2>" << Escape(w.name) << "</h2><p class='note'>" << Escape(w.description) << " &mdash; "
       << Escape(MetricUnit(w)) << "; bars from pale to dark: pass 1 to pass " << r.passes << ".</p>"
-      << PassChart(w) << Table(w, r.passes);
+      << PassChart(w) << Table(w, r.passes) << PositionCharts(w, r.passes);
   }
-  o << "</body></html>\n";
+  o << RatioTable(r) << "</body></html>\n";
   return o.str();
 }
 

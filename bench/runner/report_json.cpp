@@ -13,20 +13,28 @@ using Json = nlohmann::ordered_json;
 Json Optional(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
 
 Json PassJson(const PassResult& p) {
-  return Json{{"seconds", p.seconds},
-              {"mb_per_s", p.mb_per_s},
-              {"iops", p.iops},
-              {"hit_ratio", Optional(p.hit_ratio)},
-              {"ssd_bytes_written", p.ssd_bytes_written},
-              {"mean_latency_us", p.mean_latency_us},
-              {"read_hit_ratio", Optional(p.read_hit_ratio)},
-              {"write_hit_ratio", Optional(p.write_hit_ratio)},
-              {"hdd_bytes_read", p.hdd_bytes_read},
-              {"hdd_bytes_written", p.hdd_bytes_written},
-              {"ops", p.ops},
-              {"bytes_read", p.bytes_read},
-              {"bytes_written", p.bytes_written},
-              {"errors", p.errors}};
+  Json out{{"seconds", p.seconds},
+           {"mb_per_s", p.mb_per_s},
+           {"iops", p.iops},
+           {"hit_ratio", Optional(p.hit_ratio)},
+           {"ssd_bytes_written", p.ssd_bytes_written},
+           {"mean_latency_us", p.mean_latency_us},
+           {"read_hit_ratio", Optional(p.read_hit_ratio)},
+           {"write_hit_ratio", Optional(p.write_hit_ratio)},
+           {"hdd_bytes_read", p.hdd_bytes_read},
+           {"hdd_bytes_written", p.hdd_bytes_written},
+           {"ops", p.ops},
+           {"bytes_read", p.bytes_read},
+           {"bytes_written", p.bytes_written},
+           {"errors", p.errors}};
+  if (!p.positions.empty()) {
+    Json positions = Json::array();
+    for (const PositionResult& pos : p.positions) {
+      positions.push_back(Json{{"offset", pos.offset}, {"mb_per_s", pos.mb_per_s}});
+    }
+    out["positions"] = std::move(positions);
+  }
+  return out;
 }
 
 Json SetupJson(const WorkloadResult& w, const SetupResult& s) {
@@ -56,7 +64,13 @@ std::string ToJsonText(const BenchResults& results) {
            {"seed", results.seed},
            {"hdd_model", results.hdd_profile},
            {"ssd_model", results.ssd_profile},
-           {"cache_bytes", results.cache_bytes}};
+           {"cache_bytes", results.cache_bytes},
+           {"admission", results.admission.empty() ? Json(nullptr) : Json(results.admission)},
+           {"replacement",
+            results.replacement.empty() ? Json(nullptr) : Json(results.replacement)},
+           {"seq_cutoff_bytes",
+            results.seq_cutoff_bytes ? Json(*results.seq_cutoff_bytes) : Json(nullptr)},
+           {"policies_applied", results.policies_applied}};
   return doc.dump(2) + "\n";
 }
 

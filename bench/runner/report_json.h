@@ -1,6 +1,8 @@
 // The --json report for scripts: {"workloads": [{"name", "metric", "setups": [{"name", "passes":
-// [{"seconds", "mb_per_s", "iops", "hit_ratio", "ssd_bytes_written", ...}]}]}], plus run details.
-// hit_ratio is null for setups without a cache. Pure functions; thread-safe.
+// [{"seconds", "mb_per_s", "iops", "hit_ratio", "ssd_bytes_written", ..., and for hdtune
+// "positions": [{"offset", "mb_per_s"}]}]}]}], plus run details and the wt/wb policy options
+// (null: engine default). hit_ratio is null for setups without a cache. Pure functions;
+// thread-safe.
 #pragma once
 
 #include <string>

@@ -1,22 +1,50 @@
 #include "bench/runner/report_text.h"
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
+#include <vector>
 
+#include "bench/runner/ratio_view.h"
 #include "bench/runner/report_format.h"
 
 namespace tiercache::bench {
 namespace {
 
-std::string Pad(const std::string& s, size_t width, bool right = true) {
-  if (s.size() >= width) return s;
-  return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');
-}
-
 uint64_t SsdWritten(const SetupResult& s) {
   uint64_t n = 0;
   for (const auto& p : s.passes) n += p.ssd_bytes_written;
   return n;
+}
+
+// hdtune, one line per setup: min/avg/max over every position of every pass and, against hdd,
+// the worst position (lowest setup/hdd ratio over all passes).
+void FormatPositions(const WorkloadResult& w, std::ostringstream& out) {
+  for (const SetupResult& s : w.setups) {
+    std::vector<double> rates;
+    for (const auto& p : s.passes) {
+      for (const auto& pos : p.positions) rates.push_back(pos.mb_per_s);
+    }
+    if (rates.empty()) continue;
+    double sum = 0;
+    for (double r : rates) sum += r;
+    const auto [min, max] = std::minmax_element(rates.begin(), rates.end());
+    out << "  " << Pad(s.name, 10, false) << "positions MB/s: min " << Figure(*min) << ", avg "
+        << Figure(sum / rates.size()) << ", max " << Figure(*max);
+    std::optional<WorstPosition> worst;
+    size_t worst_pass = 0;
+    for (size_t k = 0; s.name != "hdd" && k < s.passes.size(); ++k) {
+      const auto x = WorstPositionRatio(w, s, k);
+      if (!x || (worst && x->ratio >= worst->ratio)) continue;
+      worst = x;
+      worst_pass = k;
+    }
+    if (worst) {
+      out << "; worst vs hdd " << Fixed(worst->ratio, 3) << "x at " << MiB(worst->offset)
+          << " in pass " << worst_pass + 1;
+    }
+    out << "\n";
+  }
 }
 
 void FormatWorkload(const WorkloadResult& w, uint32_t passes, std::ostringstream& out) {
@@ -42,6 +70,7 @@ void FormatWorkload(const WorkloadResult& w, uint32_t passes, std::ostringstream
     if (errors) out << "  (" << errors << " I/O errors)";
     out << "\n";
   }
+  FormatPositions(w, out);
   out << "\n";
 }
 
@@ -49,10 +78,12 @@ void FormatWorkload(const WorkloadResult& w, uint32_t passes, std::ostringstream
 
 std::string FormatTextReport(const BenchResults& results) {
   std::ostringstream out;
-  out << "tiercache bench: " << (results.mode == "realtime" ? "real" : "virtual") << " time, HDD " << results.hdd_profile << ", SSD "
-      << results.ssd_profile << ", cache " << Bytes(results.cache_bytes) << ", " << results.passes
-      << " passes (pass 1 cold), seed " << results.seed << "\n\n";
+  out << "tiercache bench: " << (results.mode == "realtime" ? "real" : "virtual") << " time, HDD "
+      << results.hdd_profile << ", SSD " << results.ssd_profile << ", cache "
+      << Bytes(results.cache_bytes) << ", " << results.passes << " passes (pass 1 cold), seed " << results.seed << "\n"
+      << "wt/wb engine policies: " << PoliciesSummary(results) << "\n\n";
   for (const WorkloadResult& w : results.workloads) FormatWorkload(w, results.passes, out);
+  out << FormatRatioView(ComputeRatioView(results), results.passes);
   return out.str();
 }
 

@@ -1,5 +1,7 @@
 // The terminal report: one table per workload (per setup: every pass, warm speed-up vs hdd,
-// last-pass hit ratio, SSD bytes written over all passes). Pure function; thread-safe.
+// last-pass hit ratio, SSD bytes written over all passes; for hdtune also the positions'
+// min/avg/max and worst ratio to hdd), then the ratio view (ratio_view.h). Pure function;
+// thread-safe.
 #pragma once
 
 #include <string>

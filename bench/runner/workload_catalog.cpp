@@ -43,6 +43,7 @@ std::vector<std::string> WorkloadCatalog::expand(const std::string& item) const 
     for (const auto& group : {"cdm", "asssd", "cdm-large"}) {
       for (auto& n : expand(group)) out.push_back(n);
     }
+    out.push_back("hdtune");
     for (const auto& [name, t] : traces_) out.push_back(name);
     return out;
   }
@@ -93,11 +94,13 @@ Result<WorkloadSpec> WorkloadCatalog::make(const std::string& name) const {
     p.scale = options_.trace_scale;
     return FixedTrace(GenerateGameLoadTrace(p, seed), "loading a game level");
   }
+  if (name == "hdtune") return hdtune();
   auto test = ParseSyntheticTest(name);
   if (!test.ok()) {
     return Status::InvalidArgument(
         "unknown workload '" + name +
-        "' (boot, applaunch, gameload, realapp, realapp-install, cdm, asssd, cdm-large, all, "
+        "' (boot, applaunch, gameload, realapp, realapp-install, cdm, asssd, cdm-large, hdtune, "
+        "all, "
         "cdm:RND4K-Q32T1-read style names or an imported trace)");
   }
   return synthetic(test.value());
@@ -124,6 +127,25 @@ WorkloadSpec WorkloadCatalog::synthetic(const SyntheticTest& test) const {
   w.preparation = MakePreparationTrace(area);
   w.test = test;
   w.area_bytes = area.bytes;
+  return w;
+}
+
+WorkloadSpec WorkloadCatalog::hdtune() const {
+  HdTuneParams p;
+  p.offset = options_.area_offset;
+  p.bytes = options_.area_bytes;
+  p.positions = options_.hdtune_positions;
+  WorkloadSpec w;
+  w.name = "hdtune";
+  w.metric = "mb_per_s";
+  // No preparation: HD Tune reads a volume as it finds it, so pass 1 meets a cold cache.
+  w.description = "HD Tune linear read: 1 MiB reads at QD1 over the " +
+                  std::to_string(p.bytes >> 20) + " MiB test area, MB/s at " +
+                  std::to_string(p.positions) + " positions";
+  auto trace = std::make_shared<const Trace>(MakeHdTuneTrace(p));
+  w.make_pass = [trace](uint32_t) { return *trace; };
+  w.area_bytes = p.bytes;
+  w.hdtune = p;
   return w;
 }
 

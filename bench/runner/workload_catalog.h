@@ -1,7 +1,8 @@
 // WorkloadCatalog: turns --workloads selections into WorkloadSpecs: the synthetic traces (boot,
-// applaunch, gameload), the recorded traces (realapp, realapp-install), CrystalDiskMark tests (cdm:...), AS SSD 4K-64Thrd (asssd:...), the
-// larger-than-cache variant (cdm-large:...), and imported trace files. Each spec makes the trace of
-// every pass and, for synthetic tests, the preparation that creates the test file.
+// applaunch, gameload), the recorded traces (realapp, realapp-install), CrystalDiskMark tests
+// (cdm:...), AS SSD 4K-64Thrd (asssd:...), the larger-than-cache variant (cdm-large:...), HD Tune's
+// linear read (hdtune) and imported trace files. Each spec makes the trace of every pass and, for
+// CrystalDiskMark and AS SSD tests, the preparation that creates the test file.
 // Immutable after construction; thread-safe.
 #pragma once
 
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/workloads/hdtune.h"
 #include "bench/workloads/synthetic_tests.h"
 #include "bench/workloads/trace.h"
 
@@ -24,6 +26,7 @@ struct WorkloadSpec {
   std::optional<Trace> preparation;               // run once before pass 1, not measured
   std::optional<SyntheticTest> test;  // synthetic tests: what --realtime runs through fio
   uint64_t area_bytes = 0;            // synthetic tests: the test area's size
+  std::optional<HdTuneParams> hdtune;  // hdtune: how to cut each pass into positions
 };
 
 struct CatalogOptions {
@@ -33,6 +36,7 @@ struct CatalogOptions {
   uint64_t area_bytes = 1ull << 30;     // CrystalDiskMark test size
   uint64_t large_area_bytes = 4ull << 30;  // cdm-large: larger than the cache
   uint64_t random_ops = 8192;           // per pass of a random synthetic test
+  uint32_t hdtune_positions = 64;       // hdtune: sample points per pass (reads the area_bytes)
 };
 
 class WorkloadCatalog {
@@ -42,18 +46,19 @@ class WorkloadCatalog {
   // Adds an imported trace as a workload of that name (replayed identically every pass).
   void add_trace(Trace trace);
 
-  // Expands a comma-separated selection: names, groups ("traces" = boot,applaunch,gameload,realapp;
-  // "cdm"; "asssd"; "cdm-large"; "all"), parseable synthetic names (cdm:RND4K-Q32T16-read) and
+  // Expands a comma-separated selection: names (hdtune, boot, ...), groups ("traces" =
+  // boot,applaunch,gameload,realapp; "cdm"; "asssd"; "cdm-large"; "all"), parseable synthetic names (cdm:RND4K-Q32T16-read) and
   // imported trace names. Duplicates are dropped; order is kept. InvalidArgument for unknown names.
   Result<std::vector<WorkloadSpec>> select(const std::string& selection) const;
 
   static std::string DefaultSelection() {
-    return "traces,cdm,asssd,cdm-large:SEQ1M-Q1T1-read,cdm-large:RND4K-Q1T1-read";
+    return "traces,cdm,asssd,hdtune,cdm-large:SEQ1M-Q1T1-read,cdm-large:RND4K-Q1T1-read";
   }
 
  private:
   Result<WorkloadSpec> make(const std::string& name) const;
   WorkloadSpec synthetic(const SyntheticTest& test) const;
+  WorkloadSpec hdtune() const;
   std::vector<std::string> expand(const std::string& item) const;
 
   CatalogOptions options_;

@@ -43,6 +43,14 @@ Replayer::Replayer(Device& device, const Trace& trace, uint64_t data_seed)
 
 Replayer::~Replayer() { *alive_ = false; }
 
+std::vector<Nanos> Replayer::completion_times() const {
+  std::vector<Nanos> out(completed_at_.size());
+  for (size_t i = 0; i < out.size(); ++i) {
+    out[i] = completed_at_[i] < Nanos(0) ? Nanos(-1) : completed_at_[i] - start_;
+  }
+  return out;
+}
+
 Replayer::Aligned Replayer::align(const TraceRecord& r) const {
   const uint64_t bs = device_.block_size();
   const uint64_t size = device_.size() / bs * bs;

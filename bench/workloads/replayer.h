@@ -48,6 +48,9 @@ class Replayer {
   void start(DoneCallback done);
   bool finished() const { return finished_; }
   const ReplayStats& stats() const { return stats_; }
+  // When each record completed, relative to start() (Nanos(-1): not completed). For per-position
+  // figures such as HD Tune's curve (hdtune.h).
+  std::vector<Nanos> completion_times() const;
 
  private:
   struct Aligned {

@@ -76,6 +76,26 @@ TEST(ReplayerTest, QueueDepthBoundsConcurrency) {
   EXPECT_DOUBLE_EQ(s.mb_per_s(), 8 * 4096 / 1e6 / 1e-3);
 }
 
+TEST(ReplayerTest, CompletionTimesAreRelativeToTheStart) {
+  SimEventLoop loop;
+  loop.run_for(milliseconds(50));  // the replay does not start at clock 0
+  MemoryDevice mem("m", 1 << 20);
+  FixedLatencyDevice dev(mem, milliseconds(1));
+  const Trace t = Reads(5, 2);
+  Replayer r(dev, t);
+  bool done = false;
+  {
+    EventLoop::ScopedCurrent scope(&loop);
+    r.start([&](const ReplayStats&) { done = true; });
+  }
+  EXPECT_EQ(r.completion_times(), std::vector<Nanos>(5, Nanos(-1)));
+  loop.run_until([&] { return done; });
+  // QD2 at 1 ms each: 0 and 1 finish at 1 ms, 2 and 3 at 2 ms, 4 at 3 ms.
+  EXPECT_EQ(r.completion_times(), (std::vector<Nanos>{milliseconds(1), milliseconds(1),
+                                                      milliseconds(2), milliseconds(2),
+                                                      milliseconds(3)}));
+}
+
 TEST(ReplayerTest, ThinkTimeCountsFromTheLaterOfIssueAndDependency) {
   SimEventLoop loop;
   MemoryDevice mem("m", 1 << 20);
