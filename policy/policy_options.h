@@ -3,6 +3,7 @@
 // --admission / --replacement. Plain value; thread-compatible.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "cachelib/common/status.h"
@@ -13,12 +14,23 @@ namespace tiercache {
 struct PolicyOptions {
   // Admission policy: "always" (every miss is cached).
   std::string admission = "always";
-  // Replacement policy: "lru".
-  std::string replacement = "lru";
+  // Replacement policy: "lru", "clock", "s3fifo" or "sieve" (policy/replacement/). Default:
+  // "s3fifo" (scan- and loop-resistant at 2.35 bytes per line; docs/policies.md says why).
+  std::string replacement = "s3fifo";
   // Sequential-stream bypass (cutoffs per direction, streams tracked).
   SequentialOptions sequential;
   // InvalidArgument naming an unknown policy.
   Status validate() const;
+  bool operator==(const PolicyOptions&) const = default;
+};
+
+// Choices that replace recorded ones field by field (a daemon flag over what create recorded).
+struct PolicyOverrides {
+  std::optional<std::string> admission;
+  std::optional<std::string> replacement;
+  std::optional<SequentialOptions> sequential;
+  // `base` with every set field replaced.
+  PolicyOptions apply(PolicyOptions base) const;
 };
 
 }  // namespace tiercache

@@ -27,7 +27,7 @@ struct Config {
   std::string dir = "/var/tmp";
   std::vector<uint64_t> sizes = {1ull << 30, 100ull << 30};
   uint64_t ops = 100000;
-  PolicyOptions policies;
+  PolicyOptions policies;  // admission and replacement are applied
 };
 
 uint64_t RssBytes() {
@@ -89,7 +89,8 @@ void OpenPhase(const Config& c, uint64_t size, bool workload, const char* label)
   Devices d = OpenFiles(c, size);
   CacheOptions o;
   o.background_loop = &bg->loop();
-  o.policies = c.policies;
+  o.policies.admission = c.policies.admission;
+  o.policies.replacement = c.policies.replacement;
   const uint64_t rss_before = RssBytes();
   auto t0 = std::chrono::steady_clock::now();
   using R = Result<std::unique_ptr<Cache>>;

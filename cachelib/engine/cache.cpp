@@ -26,7 +26,8 @@ Status CacheOptions::validate() const {
     return Status::InvalidArgument("dirty_high_watermark must be in (0, 1]");
   }
   if (cleaner_parallelism == 0) return Status::InvalidArgument("cleaner_parallelism must be >= 1");
-  return policies.validate();
+  // Overrides are checked once merged with what the superblock recorded (Engine::init).
+  return Status::Ok();
 }
 
 Cache::Cache(std::unique_ptr<Engine> engine)
@@ -133,8 +134,8 @@ CacheCounters Cache::counters() const {
 
 PolicyReport Cache::policy_report() const {
   PolicyReport r;
-  r.admission = engine_->options.policies.admission;
-  r.replacement = engine_->options.policies.replacement;
+  r.admission = engine_->policies.admission;
+  r.replacement = engine_->policies.replacement;
   auto into = [](PolicyReport::Counters& out) {
     return [&out](std::string_view name, uint64_t v) { out.emplace_back(std::string(name), v); };
   };

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -52,8 +53,9 @@ struct CacheOptions {
   bool idle_cleaning = true;
   // Lines cleaned concurrently by the background cleaner. Default: 8.
   uint32_t cleaner_parallelism = 8;
-  // Admission and replacement policies (one instance per shard).
-  PolicyOptions policies;
+  // Policies to run instead of those recorded at create (tiercached --admission, ...); each unset
+  // field keeps the recorded choice.
+  PolicyOverrides policies;
   Status validate() const;
 };
 

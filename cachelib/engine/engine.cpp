@@ -18,14 +18,16 @@ Engine::Engine(Device& ssd_dev, Device& core_dev, std::unique_ptr<MetadataStore>
       options(opts),
       line_size(store->info().line_size),
       sectors_per_line(store->info().line_size / kSectorSize),
+      policies(opts.policies.apply(store->info().policies)),
       mode(store->info().mode),
-      sequential(options.policies.sequential) {
+      sequential(policies.sequential) {
   cleaner = std::make_unique<Cleaner>(*this);
 }
 
 Engine::~Engine() = default;
 
 Status Engine::init() {
+  TC_RETURN_IF_ERROR(policies.validate());
   const uint64_t total = std::max<uint64_t>(1, store->line_count());
   uint64_t n = std::clamp<uint64_t>(options.shards, 1, total);
   // A shard indexes at most LineIndex::kMaxSlots lines: huge caches get more shards.
@@ -33,11 +35,11 @@ Status Engine::init() {
   lines_per_shard_ = uint32_t((total + n - 1) / n);
   for (uint64_t first = 0; first < store->line_count(); first += lines_per_shard_) {
     uint32_t count = uint32_t(std::min<uint64_t>(lines_per_shard_, store->line_count() - first));
-    auto policies = MakeShardPolicies(options.policies, count);
-    if (!policies.ok()) return policies.status();
+    auto made = MakeShardPolicies(policies, count);
+    if (!made.ok()) return made.status();
     shards_.push_back(std::make_unique<Shard>(uint32_t(first), count, sectors_per_line,
-                                              std::move(policies->replacement),
-                                              std::move(policies->admission)));
+                                              std::move(made->replacement),
+                                              std::move(made->admission)));
   }
   return Status::Ok();
 }

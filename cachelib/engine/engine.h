@@ -27,6 +27,8 @@ class Engine {
   Device& core;
   const std::unique_ptr<MetadataStore> store;
   const CacheOptions options;
+  // The policies in force: options.policies, or the ones recorded in the superblock.
+  const PolicyOptions policies;
   const uint32_t line_size;
   const uint32_t sectors_per_line;
   EngineCounters counters;

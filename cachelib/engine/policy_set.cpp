@@ -5,24 +5,16 @@
 
 #include "cachelib/engine/shard.h"
 #include "policy/admission/always_admit.h"
-#include "policy/replacement/lru_policy.h"
+#include "policy/replacement/replacement_factory.h"
 
 namespace tiercache {
-
-Status PolicyOptions::validate() const {
-  if (admission != "always") {
-    return Status::InvalidArgument("unknown admission policy '" + admission + "' (always)");
-  }
-  if (replacement != "lru") {
-    return Status::InvalidArgument("unknown replacement policy '" + replacement + "' (lru)");
-  }
-  return sequential.validate();
-}
 
 Result<ShardPolicies> MakeShardPolicies(const PolicyOptions& options, uint32_t lines) {
   TC_RETURN_IF_ERROR(options.validate());
   ShardPolicies p;
-  p.replacement = std::make_unique<LruPolicy>(lines);
+  auto replacement = MakeReplacementPolicy(ReplacementOptions{.name = options.replacement}, lines);
+  if (!replacement.ok()) return replacement.status();
+  p.replacement = std::move(replacement).value();
   p.admission = std::make_unique<AlwaysAdmit>();
   return p;
 }

@@ -13,7 +13,7 @@ namespace tiercache::format {
 
 // ---- Regions ------------------------------------------------------------------------------------
 inline constexpr std::string_view kSuperblockMagic = "TIERCACH";  // 8 bytes, no NUL
-inline constexpr uint32_t kVersion = 1;
+inline constexpr uint32_t kVersion = 2;  // 2: policies in the superblock
 inline constexpr uint64_t kBlockSize = 4096;  // unit of every metadata write
 inline constexpr uint64_t kSuperblockCopies = 2;
 inline constexpr uint64_t kSuperblockOffset[kSuperblockCopies] = {0, 4096};
@@ -51,7 +51,16 @@ inline constexpr size_t kCoreFingerprint = 112;                // u64
 inline constexpr size_t kCorePathLength = 120;                 // u32, bytes, <= 1024
 inline constexpr size_t kReserved2 = 124;                      // u32, zero
 inline constexpr size_t kCorePath = 128;                       // char[1024], zero padded
-inline constexpr size_t kEnd = kCorePath + kMaxCorePathBytes;  // 1152; rest of the copy is zero
+// Version 2: the policies the cache runs with (tiercache create --admission/--replacement/...).
+inline constexpr size_t kAdmission = 1152;                     // char[16], zero padded
+inline constexpr size_t kReplacement = 1168;                   // char[16], zero padded
+inline constexpr size_t kSeqEnabled = 1184;                    // u8, 0 or 1
+inline constexpr size_t kReserved3 = 1185;                     // u8[3], zero
+inline constexpr size_t kSeqStreams = 1188;                    // u32
+inline constexpr size_t kSeqReadCutoff = 1192;                 // u64, bytes
+inline constexpr size_t kSeqWriteCutoff = 1200;                // u64, bytes
+inline constexpr size_t kEnd = 1208;                           // rest of the copy is zero
+inline constexpr size_t kPolicyNameBytes = 16;
 }  // namespace sb
 
 // ---- Metadata page slot (4096 bytes). Checksum = XXH64(seed 0) of bytes [16, 4096). -----------

@@ -62,6 +62,7 @@ Status FormatTask::check_arguments(const CoreIdentity& core) {
   sb_.mode = options_.mode;
   sb_.clean_shutdown = true;  // nothing to recover in an empty cache
   sb_.layout = layout;
+  sb_.policies = options_.policies;
   return Status::Ok();
 }
 

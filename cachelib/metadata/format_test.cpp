@@ -74,6 +74,12 @@ Superblock SampleSuperblock() {
   s.mode = CacheMode::kWriteBack;
   s.clean_shutdown = true;
   s.layout = LayoutForSsd(1ull << 30, 65536);
+  s.policies.admission = "nhit";
+  s.policies.replacement = "sieve";
+  s.policies.sequential.enabled = false;
+  s.policies.sequential.streams = 128;
+  s.policies.sequential.read_cutoff_bytes = 8 << 20;
+  s.policies.sequential.write_cutoff_bytes = 1 << 20;
   return s;
 }
 
@@ -82,7 +88,7 @@ TEST(SuperblockTest, FieldsSitAtTheirDocumentedOffsets) {
   EncodeSuperblock(SampleSuperblock(), c);
   EXPECT_EQ(std::memcmp(c.data(), "TIERCACH", 8), 0);
   EXPECT_EQ(GetU64(c, sb::kChecksum), Checksum(std::span(c).subspan(16)));
-  EXPECT_EQ(GetU32(c, sb::kVersion), 1u);
+  EXPECT_EQ(GetU32(c, sb::kVersion), 2u);
   EXPECT_EQ(GetU64(c, sb::kSequence), 7u);
   EXPECT_EQ(GetU8(c, sb::kUuid), 1u);
   EXPECT_EQ(GetU8(c, sb::kUuid + 15), 16u);
@@ -100,7 +106,32 @@ TEST(SuperblockTest, FieldsSitAtTheirDocumentedOffsets) {
   EXPECT_EQ(GetU64(c, sb::kCoreFingerprint), 0xFEEDFACECAFEBEEFull);
   EXPECT_EQ(GetU32(c, sb::kCorePathLength), 23u);
   EXPECT_EQ(std::memcmp(c.data() + sb::kCorePath, "/dev/disk/by-id/ata-HDD", 23), 0);
-  EXPECT_TRUE(IsAllZero(std::span(c).subspan(sb::kCorePath + 23)));
+  EXPECT_TRUE(IsAllZero(std::span(c).subspan(sb::kCorePath + 23, sb::kAdmission - 23 - sb::kCorePath)));
+  EXPECT_EQ(std::memcmp(c.data() + sb::kAdmission, "nhit\0", 5), 0);
+  EXPECT_EQ(std::memcmp(c.data() + sb::kReplacement, "sieve\0", 6), 0);
+  EXPECT_EQ(GetU8(c, sb::kSeqEnabled), 0u);
+  EXPECT_EQ(GetU32(c, sb::kSeqStreams), 128u);
+  EXPECT_EQ(GetU64(c, sb::kSeqReadCutoff), 8u << 20);
+  EXPECT_EQ(GetU64(c, sb::kSeqWriteCutoff), 1u << 20);
+  EXPECT_TRUE(IsAllZero(std::span(c).subspan(sb::kEnd)));
+}
+
+TEST(SuperblockTest, PolicyNamesMustBePrintableAndPresent) {
+  std::vector<std::byte> c(kBlockSize);
+  EncodeSuperblock(SampleSuperblock(), c);
+  ASSERT_EQ(DecodeSuperblock(c).state, SuperblockState::kValid);
+  EXPECT_EQ(DecodeSuperblock(c).sb.policies, SampleSuperblock().policies);
+  PutU8(c, sb::kAdmission, 0);  // empty name
+  PutU64(c, sb::kChecksum, Checksum(std::span(c).subspan(16)));
+  EXPECT_EQ(DecodeSuperblock(c).state, SuperblockState::kBadFields);
+  EncodeSuperblock(SampleSuperblock(), c);
+  PutU8(c, sb::kReplacement + 1, 0x07);  // not printable
+  PutU64(c, sb::kChecksum, Checksum(std::span(c).subspan(16)));
+  EXPECT_EQ(DecodeSuperblock(c).state, SuperblockState::kBadFields);
+  EncodeSuperblock(SampleSuperblock(), c);
+  PutU8(c, sb::kSeqEnabled, 2);
+  PutU64(c, sb::kChecksum, Checksum(std::span(c).subspan(16)));
+  EXPECT_EQ(DecodeSuperblock(c).state, SuperblockState::kBadFields);
 }
 
 TEST(SuperblockTest, DecodeRoundTripsAndClassifies) {

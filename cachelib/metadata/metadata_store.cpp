@@ -45,7 +45,12 @@ Status FormatOptions::validate() const {
     return Status::InvalidArgument("mode " + std::to_string(static_cast<int>(mode)) +
                                    " is not a cache mode");
   }
-  return Status::Ok();
+  for (const std::string* name : {&policies.admission, &policies.replacement}) {
+    if (name->empty() || name->size() > format::sb::kPolicyNameBytes) {
+      return Status::InvalidArgument("policy name '" + *name + "' must be 1 to 16 bytes");
+    }
+  }
+  return policies.validate();
 }
 
 void MetadataStore::Format(Device& ssd, const CoreIdentity& core, const FormatOptions& options,

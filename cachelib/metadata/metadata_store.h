@@ -27,6 +27,7 @@
 #include "cachelib/device/device.h"
 #include "cachelib/metadata/core_identity.h"
 #include "cachelib/metadata/line_record.h"
+#include "policy/policy_options.h"
 
 namespace tiercache {
 
@@ -38,6 +39,7 @@ struct FormatOptions {
   uint32_t line_size = 4096;  // bytes; power of two in [4 KiB, 1 MiB]. Fixed at create.
   CacheMode mode = CacheMode::kWriteThrough;
   bool force = false;              // overwrite an existing tiercache superblock
+  PolicyOptions policies;          // recorded in the superblock; the daemon runs them
   // Validates ranges; returns InvalidArgument naming the bad field.
   Status validate() const;
 };
@@ -52,6 +54,7 @@ struct SuperblockInfo {
   bool was_clean_shutdown = false;  // the flag as found at open
   uint64_t line_count = 0;
   uint64_t data_offset = 0;         // byte offset of line 0's data on the SSD
+  PolicyOptions policies;           // as recorded at create
 };
 
 class MetadataStore {

@@ -53,11 +53,26 @@ class MetadataStoreTest : public ::testing::Test {
   MemoryDevice ssd_{"ssd0", 64ull << 20};
 };
 
+TEST_F(MetadataStoreTest, FormatRecordsThePoliciesAndRefusesBadOnes) {
+  FormatOptions o = Options(64 * 1024);
+  o.policies.replacement = "lru";
+  o.policies.sequential.write_cutoff_bytes = 1 << 20;
+  ASSERT_TRUE(SyncFormat(loop_, ssd_, Core(), o).ok());
+  auto store = Reopen();
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(store->info().policies, o.policies);
+  o.force = true;
+  o.policies.replacement = "mru";
+  EXPECT_EQ(SyncFormat(loop_, ssd_, Core(), o).message(),
+            "unknown replacement policy 'mru' (lru, clock, s3fifo, sieve)");
+}
+
 TEST_F(MetadataStoreTest, FormatThenOpenReportsTheLayout) {
   auto store = FormatAndOpen();
   ASSERT_NE(store, nullptr);
   const SuperblockInfo& info = store->info();
-  EXPECT_EQ(info.version, 1u);
+  EXPECT_EQ(info.version, 2u);
+  EXPECT_EQ(info.policies, PolicyOptions{});  // the defaults, as recorded
   EXPECT_EQ(info.core, Core());
   EXPECT_EQ(info.line_size, 64u * 1024);
   EXPECT_EQ(info.mode, CacheMode::kWriteThrough);
@@ -204,13 +219,31 @@ TEST_F(MetadataStoreTest, OpenRefusesANewerFormatVersion) {
   ASSERT_TRUE(SyncFormat(loop_, ssd_, Core(), Options()).ok());
   std::vector<std::byte> copy(format::kBlockSize);
   ssd_.read_now(format::kSuperblockOffset[1], copy);
-  format::PutU32(copy, format::sb::kVersion, 2);
+  format::PutU32(copy, format::sb::kVersion, 3);
   format::PutU64(copy, format::sb::kChecksum, format::Checksum(std::span(copy).subspan(16)));
   ssd_.write_now(format::kSuperblockOffset[1], copy);
   Status s = OpenStatus(Core());
   EXPECT_EQ(s.code(), Status::Code::kNotSupported);
   EXPECT_EQ(s.message(),
-            "ssd0: tiercache format version 2 is not supported (this build reads version 1)");
+            "ssd0: tiercache format version 3 is not supported (this build reads version 2)");
+}
+
+// A cache made before policies were recorded (version 1): the error says what to do.
+TEST_F(MetadataStoreTest, OpenRefusesAnOlderFormatVersionNamingTheWayOut) {
+  ASSERT_TRUE(SyncFormat(loop_, ssd_, Core(), Options()).ok());
+  std::vector<std::byte> copy(format::kBlockSize);
+  for (uint64_t at : format::kSuperblockOffset) {
+    ssd_.read_now(at, copy);
+    format::PutU32(copy, format::sb::kVersion, 1);
+    format::PutU64(copy, format::sb::kChecksum, format::Checksum(std::span(copy).subspan(16)));
+    ssd_.write_now(at, copy);
+  }
+  Status s = OpenStatus(Core());
+  EXPECT_EQ(s.code(), Status::Code::kNotSupported);
+  EXPECT_EQ(s.message(),
+            "ssd0: tiercache format version 1 is not supported (this build reads version 2): it "
+            "was made by an older tiercache; write back its dirty data with that version "
+            "(tiercache flush), then recreate the cache with tiercache create --force");
 }
 
 TEST_F(MetadataStoreTest, OpenRefusesTheWrongCore) {

@@ -42,6 +42,7 @@ PagedMetadataStore::PagedMetadataStore(Device& ssd, State s)
   info_.was_clean_shutdown = sb_.clean_shutdown;
   info_.line_count = layout_.line_count;
   info_.data_offset = layout_.data_offset;
+  info_.policies = sb_.policies;
   for (uint64_t page : s.dirty_pages) mark_dirty_locked(page);
 }
 

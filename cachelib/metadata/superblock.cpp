@@ -32,7 +32,24 @@ Layout StoredLayout(std::span<const std::byte> c, uint32_t line_size, uint64_t l
   return l;
 }
 
-// Decodes the version-1 fields of a copy whose checksum already matched.
+// A policy name: printable, zero padded, 1 to 16 bytes. False if not.
+bool GetName(std::span<const std::byte> c, size_t at, std::string* out) {
+  out->clear();
+  for (size_t i = 0; i < sb::kPolicyNameBytes; ++i) {
+    char ch = static_cast<char>(c[at + i]);
+    if (ch == 0) break;
+    if (ch < 0x21 || ch > 0x7e) return false;
+    out->push_back(ch);
+  }
+  return !out->empty();
+}
+
+void PutName(std::span<std::byte> out, size_t at, const std::string& name) {
+  assert(name.size() <= sb::kPolicyNameBytes);
+  PutBytes(out, at, AsBytes(name));
+}
+
+// Decodes the fields of a copy whose checksum already matched.
 DecodedSuperblock DecodeFields(std::span<const std::byte> c) {
   DecodedSuperblock d;
   Superblock& s = d.sb;
@@ -58,6 +75,15 @@ DecodedSuperblock DecodeFields(std::span<const std::byte> c) {
   s.core.size = GetU64(c, sb::kCoreSize);
   s.core.fingerprint = GetU64(c, sb::kCoreFingerprint);
   s.core.path.assign(reinterpret_cast<const char*>(c.data() + sb::kCorePath), path_len);
+  uint8_t seq_enabled = GetU8(c, sb::kSeqEnabled);
+  if (seq_enabled > 1 || !GetName(c, sb::kAdmission, &s.policies.admission) ||
+      !GetName(c, sb::kReplacement, &s.policies.replacement)) {
+    return d;
+  }
+  s.policies.sequential.enabled = seq_enabled == 1;
+  s.policies.sequential.streams = GetU32(c, sb::kSeqStreams);
+  s.policies.sequential.read_cutoff_bytes = GetU64(c, sb::kSeqReadCutoff);
+  s.policies.sequential.write_cutoff_bytes = GetU64(c, sb::kSeqWriteCutoff);
   d.state = SuperblockState::kValid;
   return d;
 }
@@ -85,6 +111,12 @@ void EncodeSuperblock(const Superblock& s, std::span<std::byte> out) {
   PutU64(out, sb::kCoreFingerprint, s.core.fingerprint);
   PutU32(out, sb::kCorePathLength, static_cast<uint32_t>(s.core.path.size()));
   PutBytes(out, sb::kCorePath, AsBytes(s.core.path));
+  PutName(out, sb::kAdmission, s.policies.admission);
+  PutName(out, sb::kReplacement, s.policies.replacement);
+  PutU8(out, sb::kSeqEnabled, s.policies.sequential.enabled ? 1 : 0);
+  PutU32(out, sb::kSeqStreams, s.policies.sequential.streams);
+  PutU64(out, sb::kSeqReadCutoff, s.policies.sequential.read_cutoff_bytes);
+  PutU64(out, sb::kSeqWriteCutoff, s.policies.sequential.write_cutoff_bytes);
   PutU64(out, sb::kChecksum, Checksum(out.subspan(16)));
 }
 
@@ -119,9 +151,14 @@ Result<LoadedSuperblock> LoadSuperblock(std::span<const std::byte> area,
   // A copy written by a newer format must never be ignored in favour of an older one.
   for (const auto& c : d) {
     if (c.state == SuperblockState::kUnsupportedVersion) {
-      return Status::NotSupported(
-          ssd_name + ": tiercache format version " + std::to_string(c.sb.version) +
-          " is not supported (this build reads version " + std::to_string(kVersion) + ")");
+      std::string what = ssd_name + ": tiercache format version " + std::to_string(c.sb.version) +
+                         " is not supported (this build reads version " +
+                         std::to_string(kVersion) + ")";
+      if (c.sb.version < kVersion) {
+        what += ": it was made by an older tiercache; write back its dirty data with that version "
+                "(tiercache flush), then recreate the cache with tiercache create --force";
+      }
+      return Status::NotSupported(what);
     }
   }
   if (any(SuperblockState::kValid)) {

@@ -23,6 +23,7 @@ struct Superblock {
   CacheMode mode = CacheMode::kWriteThrough;
   bool clean_shutdown = false;
   format::Layout layout;
+  PolicyOptions policies;
 
   bool operator==(const Superblock&) const = default;
 };

@@ -25,6 +25,7 @@ struct SequentialOptions {
 
   // InvalidArgument naming the first bad field.
   Status validate() const;
+  bool operator==(const SequentialOptions&) const = default;
 };
 
 }  // namespace tiercache
