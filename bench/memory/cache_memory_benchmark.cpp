@@ -1,7 +1,8 @@
 // RAM per cached 4 KiB line and load time of large caches (issue: <= 16 bytes per 4 KiB line,
 // policy state included; opening a 100 GiB cache, clean and after kill -9, <= 2 s of loading).
-// For each SSD size: format sparse files, open (clean), run a short random workload, report RSS,
-// die without closing (as kill -9 would), reopen (unclean load) and close, reopen (clean load).
+// For each SSD size: format sparse files; open the empty cache, run a short random workload, close;
+// reopen (clean load of a warm cache), run the workload again, report RSS and die without closing
+// (as kill -9 would); reopen (load after the crash) and close.
 // Every phase runs in its own process so RSS and timings belong to that phase only.
 // Run: build/bench/memory/cache_memory_benchmark --dir /var/tmp --sizes 1G,100G
 #include <sys/wait.h>
@@ -82,8 +83,10 @@ void Create(const Config& c, uint64_t size) {
   }
 }
 
-// Opens the cache; runs the workload and dies without closing (`crash`), or closes cleanly.
-void OpenPhase(const Config& c, uint64_t size, bool workload, const char* label) {
+enum class Then { kClose, kWorkloadClose, kWorkloadDie };
+
+// Opens the cache (timed), then as `then` says.
+void OpenPhase(const Config& c, uint64_t size, Then then, const char* label) {
   auto loop = std::move(LoopThread::Start("mem")).value();
   auto bg = std::move(LoopThread::Start("bg")).value();
   Devices d = OpenFiles(c, size);
@@ -104,7 +107,7 @@ void OpenPhase(const Config& c, uint64_t size, bool workload, const char* label)
   std::printf("%-8s %6lluG %-13s open %.3f s  lines %llu used %llu", label,
               (unsigned long long)(size >> 30), "", open_s,
               (unsigned long long)counters.lines_total, (unsigned long long)counters.lines_used);
-  if (workload) {
+  if (then != Then::kClose) {
     std::mt19937_64 rng(size);
     std::vector<std::byte> buf(4096, std::byte{7});
     const uint64_t blocks = d.core->size() / 4096;
@@ -120,12 +123,15 @@ void OpenPhase(const Config& c, uint64_t size, bool workload, const char* label)
                 (unsigned long long)counters.lines_used, (unsigned long long)(RssBytes() >> 20),
                 (unsigned long long)(rss_before >> 20));
     std::printf("\n");
-    std::ofstream(c.dir + "/tiercache-mem-result", std::ios::app)
-        << RssBytes() << " " << counters.lines_total << "\n";
-    std::fflush(stdout);
-    _exit(0);  // as kill -9: no close, no flush
+    if (then == Then::kWorkloadDie) {
+      std::ofstream(c.dir + "/tiercache-mem-result", std::ios::app)
+          << RssBytes() << " " << counters.lines_total << "\n";
+      std::fflush(stdout);
+      _exit(0);  // as kill -9: no close, no flush
+    }
+  } else {
+    std::printf("\n");
   }
-  std::printf("\n");
   Status s = OnLoop<Status>(*loop, [&](auto cb) { (*cache)->close(cb); });
   if (!s.ok()) std::exit(1);
 }
@@ -194,9 +200,9 @@ int main(int argc, char** argv) {
   std::remove(results.c_str());
   for (uint64_t size : c.sizes) {
     InChild([&] { Create(c, size); });
-    InChild([&] { OpenPhase(c, size, true, "fresh"); });
-    InChild([&] { OpenPhase(c, size, false, "kill -9"); });
-    InChild([&] { OpenPhase(c, size, false, "clean"); });
+    InChild([&] { OpenPhase(c, size, Then::kWorkloadClose, "empty"); });
+    InChild([&] { OpenPhase(c, size, Then::kWorkloadDie, "clean"); });
+    InChild([&] { OpenPhase(c, size, Then::kClose, "kill -9"); });
   }
   std::ifstream in(results);
   std::vector<std::pair<uint64_t, uint64_t>> rss_lines;

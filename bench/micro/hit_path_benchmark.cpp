@@ -14,8 +14,7 @@ std::unique_ptr<testing::CacheHarness> WarmCache(CacheMode mode) {
   FormatOptions f;
   f.mode = mode;
   CacheOptions o;
-  o.idle_cleaning = false;
-  o.dirty_high_watermark = 1.0;
+  o.cleaning = "nop";
   auto h = std::make_unique<testing::CacheHarness>((kLines + 64) * kLine, 1ull << 30, f, o);
   h->open();
   std::vector<std::byte> line(kLine, std::byte{1});

@@ -22,10 +22,7 @@ void WhenIdle(Engine& e, EventLoop* loop, std::function<void()> fn) {
 Status CacheOptions::validate() const {
   if (background_loop == nullptr) return Status::InvalidArgument("background_loop is required");
   if (shards == 0) return Status::InvalidArgument("shards must be >= 1");
-  if (!(dirty_high_watermark > 0.0 && dirty_high_watermark <= 1.0)) {
-    return Status::InvalidArgument("dirty_high_watermark must be in (0, 1]");
-  }
-  if (cleaner_parallelism == 0) return Status::InvalidArgument("cleaner_parallelism must be >= 1");
+  TC_RETURN_IF_ERROR(cleaning_options.validate());
   // Overrides are checked once merged with what the superblock recorded (Engine::init).
   return Status::Ok();
 }
@@ -141,6 +138,13 @@ PolicyReport Cache::policy_report() const {
   };
   engine_->visit_policy_counters(into(r.admission_counters), into(r.replacement_counters));
   engine_->sequential.visit_counters(into(r.sequential_counters));
+  engine_->cleaner->visit_counters(into(r.cleaning_counters));
+  CleanerStatus cleaner = engine_->cleaner->status();
+  r.cleaning = cleaner.policy;
+  r.oldest_dirty_age_ns = cleaner.oldest_dirty_age_ns;
+  r.flush_eta_ns = cleaner.flush_eta_ns;
+  r.clean_rate_bytes_per_s = cleaner.clean_rate_bytes_per_s;
+  r.cleaning_reason = cleaner.last_reason;
   for (auto& shard : engine_->shards()) {
     std::lock_guard lock(shard->mu);
     r.index_bytes += shard->memory_size();

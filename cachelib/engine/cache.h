@@ -18,6 +18,7 @@
 #include "cachelib/common/event_loop.h"
 #include "cachelib/device/device.h"
 #include "cachelib/metadata/metadata_store.h"
+#include "policy/cleaning/cleaning_options.h"
 #include "policy/policy_options.h"
 
 namespace tiercache {
@@ -44,15 +45,10 @@ struct CacheOptions {
   EventLoop* background_loop = nullptr;
   // Lock stripes of the line index; more shards, less contention. Must be >= 1.
   uint32_t shards = 16;
-  // Start cleaning eagerly above this fraction of dirty lines. Default: 0.5.
-  double dirty_high_watermark = 0.5;
-  // Clean while idle after this long without foreground I/O. Default: 1 s.
-  Nanos idle_clean_delay = std::chrono::seconds(1);
-  // Clean when idle (timer on background_loop). Off makes dirty data stay until the watermark,
-  // FLUSH-independent clean_all() or close. Default: on.
-  bool idle_cleaning = true;
-  // Lines cleaned concurrently by the background cleaner. Default: 8.
-  uint32_t cleaner_parallelism = 8;
+  // Cleaning policy: "target" (dirty ratio, age bound, busy share, idle drain) or "nop" (clean only
+  // on flush/drain), and its knobs (policy/cleaning/cleaning_options.h). Default: "target".
+  std::string cleaning = "target";
+  CleaningOptions cleaning_options;
   // Policies to run instead of those recorded at create (tiercached --admission, ...); each unset
   // field keeps the recorded choice.
   PolicyOverrides policies;
@@ -64,8 +60,13 @@ struct CacheOptions {
 struct PolicyReport {
   using Counters = std::vector<std::pair<std::string, uint64_t>>;
   std::string admission, replacement;
-  Counters admission_counters, replacement_counters, sequential_counters;
+  Counters admission_counters, replacement_counters, sequential_counters, cleaning_counters;
   uint64_t index_bytes = 0;  // line state, index, bitmaps and policies, summed over shards
+  std::string cleaning;              // cleaning policy name
+  int64_t oldest_dirty_age_ns = 0;   // upper bound, within max_dirty_age / 2
+  int64_t flush_eta_ns = -1;         // at the last measured cleaning rate; -1: unknown
+  uint64_t clean_rate_bytes_per_s = 0;
+  std::string cleaning_reason;       // why the cleaner last cleaned or waited
 };
 
 class Engine;

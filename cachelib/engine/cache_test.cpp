@@ -15,7 +15,7 @@ constexpr uint64_t kLine = 64 * 1024;
 CacheOptions Deterministic() {
   CacheOptions o;
   o.shards = 4;
-  o.idle_cleaning = false;
+  o.cleaning = "nop";  // dirty data stays until a test cleans it
   return o;
 }
 
@@ -290,10 +290,14 @@ TEST_F(CacheTest, ReadMissRacingWriteNeverInstallsStaleData) {
   EXPECT_EQ(Core(0, kLine), new_data);
 }
 
+// Clients stay "active" (idle_after is an hour away), so only the ratio rules clean.
 TEST_F(CacheTest, CleanerStartsAboveTheWatermark) {
   h = std::make_unique<CacheHarness>(4 << 20, 64 << 20, Mode(CacheMode::kWriteBack), [] {
     CacheOptions o = Deterministic();
-    o.dirty_high_watermark = 0.25;
+    o.cleaning = "target";
+    o.cleaning_options.dirty_target = 0.1;
+    o.cleaning_options.dirty_high = 0.25;
+    o.cleaning_options.idle_after = std::chrono::hours(1);
     return o;
   }());
   h->open();

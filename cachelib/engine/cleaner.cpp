@@ -5,6 +5,8 @@
 
 #include "cachelib/engine/engine.h"
 #include "cachelib/engine/io_paths.h"
+#include "policy/cleaning/cleaning_factory.h"
+#include "policy/cleaning/flush_estimate.h"
 
 namespace tiercache {
 
@@ -18,62 +20,41 @@ struct Cleaner::Batch {
   std::vector<Entry> entries;
   uint32_t pending = 0;
   Status status;
+  Nanos started{0};
 };
 
 Cleaner::Cleaner(Engine& engine) : engine_(engine), loop_(engine.options.background_loop) {}
 
 Cleaner::~Cleaner() {
   // A cache dropped without close() (tests of crashes) must not leave a timer pointing at it.
-  if (timer_armed_ && timer_id_ != 0) loop_->cancel(timer_id_);
+  if (timer_armed_) loop_->cancel(timer_id_);
 }
 
-bool Cleaner::above_watermark() const {
-  double dirty = double(engine_.counters.lines_dirty.load(std::memory_order_relaxed));
-  double limit = engine_.options.dirty_high_watermark;
-  if (!urgent_) return dirty > limit * double(engine_.total_lines());
-  // Once urgent, keep going down to 10 points below the watermark (hysteresis).
-  return dirty > std::max(0.0, limit - 0.1) * double(engine_.total_lines());
+Status Cleaner::init() {
+  auto policy = MakeCleaningPolicy(engine_.options.cleaning, engine_.options.cleaning_options);
+  if (!policy.ok()) return policy.status();
+  policy_ = std::move(policy).value();
+  last_foreground_ = loop_->clock().now();
+  return Status::Ok();
 }
 
 void Cleaner::note_dirty() {
-  if (!engine_.options.idle_cleaning || timer_armed_.exchange(true)) return;
-  loop_->post([this] { arm_idle_timer(); });
+  if (engine_.counters.lines_dirty.load(std::memory_order_relaxed) < wake_at_.load()) return;
+  post_decide();
 }
 
-void Cleaner::arm_idle_timer() {
-  if (stopping_ || !engine_.options.idle_cleaning) return;
-  timer_armed_ = true;
-  last_ops_seen_ = engine_.foreground_ops.load(std::memory_order_relaxed);
-  timer_id_ = loop_->schedule_after(engine_.options.idle_clean_delay, [this] { on_idle_timer(); });
-}
+void Cleaner::kick() { post_decide(); }
 
-void Cleaner::on_idle_timer() {
-  timer_armed_ = false;
-  if (stopping_ || engine_.counters.lines_dirty.load() == 0) return;
-  uint64_t ops = engine_.foreground_ops.load(std::memory_order_relaxed);
-  if (ops == last_ops_seen_) {
-    idle_mode_ = true;
-    maybe_run();
-  }
-  if (!running_) arm_idle_timer();
-}
-
-void Cleaner::kick() {
-  loop_->post([this] {
-    urgent_ = true;
-    maybe_run();
-  });
+void Cleaner::post_decide() {
+  if (decide_posted_.exchange(true)) return;
+  loop_->post([this] { decide(); });
 }
 
 void Cleaner::clean_all(std::function<void(uint64_t)> progress, IoCallback done) {
   loop_->post([this, progress = std::move(progress), done = std::move(done)]() mutable {
     if (stopping_) return done(Status::Busy("cache is closing"));
-    if (engine_.counters.lines_dirty.load() == 0 && !running_) {
-      if (progress) progress(0);
-      return done(Status::Ok());
-    }
     drain_waiters_.emplace_back(std::move(progress), std::move(done));
-    maybe_run();
+    decide();
   });
 }
 
@@ -81,7 +62,8 @@ void Cleaner::stop(IoCallback done) {
   loop_->post([this, done = std::move(done)]() mutable {
     stopping_ = true;
     if (timer_armed_) loop_->cancel(timer_id_);
-    timer_armed_ = true;  // never re-armed
+    timer_armed_ = false;
+    wake_at_ = ~uint64_t{0};
     for (auto& w : drain_waiters_) w.second(Status::Busy("cache is closing"));
     drain_waiters_.clear();
     if (!running_) return done(Status::Ok());
@@ -89,16 +71,103 @@ void Cleaner::stop(IoCallback done) {
   });
 }
 
-void Cleaner::maybe_run() {
-  if (running_ || stopping_) return;
-  if (drain_waiters_.empty() && !idle_mode_ && !(urgent_ && above_watermark())) {
-    urgent_ = false;
-    return;
+CleanerStatus Cleaner::status() const {
+  CleanerStatus s;
+  s.policy = policy_->name();
+  s.oldest_dirty_age_ns = oldest_age_ns_.load();
+  s.clean_rate_bytes_per_s = rate_bytes_per_s_.load();
+  uint64_t dirty_bytes = engine_.counters.dirty_sectors.load() * kSectorSize;
+  if (dirty_bytes == 0) {
+    s.flush_eta_ns = 0;
+  } else if (s.clean_rate_bytes_per_s > 0) {
+    Nanos eta = EstimateFlushTime(dirty_bytes, s.clean_rate_bytes_per_s);
+    s.flush_eta_ns = eta == Nanos::max() ? -1 : eta.count();
   }
-  run_batch();
+  s.last_reason = CleaningReasonName(static_cast<CleaningReason>(last_reason_.load()));
+  return s;
 }
 
-std::vector<uint64_t> Cleaner::pick_lines(uint32_t count) {
+CleaningInputs Cleaner::inputs(Nanos now) {
+  // Foreground activity is seen as a change of the request count between two decisions.
+  uint64_t ops = engine_.foreground_ops.load(std::memory_order_relaxed);
+  if (ops != last_ops_seen_) {
+    last_ops_seen_ = ops;
+    last_foreground_ = now;
+  }
+  std::array<uint64_t, 4> per_epoch{};
+  for (auto& shard : engine_.shards()) {
+    std::lock_guard lock(shard->mu);
+    for (int i = 0; i < 4; ++i) per_epoch[i] += shard->dirty_per_epoch()[i];
+  }
+  engine_.dirty_epochs.advance(now, per_epoch);
+  CleaningInputs in;
+  in.now = now;
+  in.dirty_blocks = engine_.counters.lines_dirty.load();
+  in.total_blocks = engine_.total_lines();
+  in.oldest_dirty_age = engine_.dirty_epochs.oldest_age(now, per_epoch);
+  in.since_foreground = now - last_foreground_;
+  in.drain_requested = !drain_waiters_.empty();
+  in.last_batch_end = last_batch_end_;
+  in.last_batch_duration = last_batch_duration_;
+  in.last_batch_blocks = last_batch_blocks_;
+  in.last_batch_bytes = last_batch_bytes_;
+  oldest_age_ns_ = in.oldest_dirty_age.count();
+  return in;
+}
+
+void Cleaner::decide() {
+  decide_posted_ = false;
+  if (stopping_ || running_) return;
+  if (timer_armed_) loop_->cancel(timer_id_);
+  timer_armed_ = false;
+  const Nanos now = loop_->clock().now();
+  CleaningInputs in = inputs(now);
+  CleaningPlan plan = policy_->plan(in);
+  last_reason_ = static_cast<int>(plan.reason);
+  if (plan.clean_now) return run_batch(plan);
+  wait(plan, in.dirty_blocks);
+}
+
+void Cleaner::wait(const CleaningPlan& plan, uint64_t dirty) {
+  if (dirty == 0) finish_drains();
+  // Ask again when the dirty count reaches what the policy waits for (at least one more line).
+  wake_at_ = std::max<uint64_t>(dirty + 1, plan.wake_at_dirty_blocks);
+  if (plan.recheck_after == kNeverRecheck || dirty == 0) return;
+  timer_armed_ = true;
+  timer_id_ = loop_->schedule_after(std::max(plan.recheck_after, Nanos(1)), [this] {
+    timer_armed_ = false;
+    decide();
+  });
+}
+
+void Cleaner::finish_drains() {
+  for (auto& w : drain_waiters_) {
+    if (w.first) w.first(0);
+    w.second(Status::Ok());
+  }
+  drain_waiters_.clear();
+}
+
+std::vector<uint64_t> Cleaner::pick_lines(uint32_t count, CleaningOrder order) {
+  if (order == CleaningOrder::kOldestFirst) {
+    // The oldest epoch's lines, sorted: still LBA order within them.
+    std::array<uint64_t, 4> per_epoch{};
+    for (auto& shard : engine_.shards()) {
+      std::lock_guard lock(shard->mu);
+      for (int i = 0; i < 4; ++i) per_epoch[i] += shard->dirty_per_epoch()[i];
+    }
+    int epoch = engine_.dirty_epochs.oldest_epoch(per_epoch);
+    std::vector<uint64_t> picked;
+    const size_t per_shard = std::max<size_t>(1, count / engine_.shards().size() + 1);
+    for (auto& shard : engine_.shards()) {
+      std::lock_guard lock(shard->mu);
+      shard->collect_dirty(picked, per_shard, epoch);
+    }
+    std::sort(picked.begin(), picked.end());
+    if (picked.size() > count) picked.resize(count);
+    plan_pos_ = plan_.size();  // the LBA window is stale now
+    return picked;
+  }
   if (plan_pos_ == plan_.size()) {
     // A window of dirty lines from every shard, sorted: batches go to the core in LBA order.
     plan_.clear();
@@ -116,20 +185,16 @@ std::vector<uint64_t> Cleaner::pick_lines(uint32_t count) {
   return picked;
 }
 
-void Cleaner::run_batch() {
-  std::vector<uint64_t> lines = pick_lines(std::max<uint32_t>(1, engine_.options.cleaner_parallelism));
+void Cleaner::run_batch(const CleaningPlan& plan) {
+  std::vector<uint64_t> lines = pick_lines(std::max<uint32_t>(1, plan.max_blocks), plan.order);
   if (lines.empty()) {
-    idle_mode_ = false;
-    urgent_ = false;
-    for (auto& w : drain_waiters_) {
-      if (w.first) w.first(0);
-      w.second(Status::Ok());
-    }
-    drain_waiters_.clear();
-    return;
+    // The plan window ran dry: the next decision refills it (or finds nothing dirty).
+    if (engine_.counters.lines_dirty.load() == 0) return wait(CleaningPlan{}, 0);
+    return post_decide();
   }
   running_ = true;
   auto batch = std::make_shared<Batch>();
+  batch->started = loop_->clock().now();
   batch->entries.resize(lines.size());
   batch->pending = uint32_t(lines.size());
   for (size_t i = 0; i < lines.size(); ++i) {
@@ -201,36 +266,44 @@ void Cleaner::finish_batch(std::shared_ptr<Batch> batch, Status status) {
         EngineCounters::add(engine_.counters.cleaned_lines);
       }
     }
-    engine_.persist([this, status](Status p) mutable {
-      after_batch(status.ok() ? std::move(p) : std::move(status));
+    engine_.persist([this, batch, status](Status p) mutable {
+      after_batch(*batch, status.ok() ? std::move(p) : std::move(status));
     });
   });
 }
 
-void Cleaner::after_batch(Status status) {
+void Cleaner::after_batch(const Batch& batch, Status status) {
   running_ = false;
   if (stopping_) {
     if (stop_done_) std::exchange(stop_done_, nullptr)(Status::Ok());
     return;
   }
+  const Nanos now = loop_->clock().now();
+  last_batch_end_ = now;
+  last_batch_duration_ = now - batch.started;
+  last_batch_blocks_ = 0;
+  for (const Batch::Entry& e : batch.entries) last_batch_blocks_ += e.copied ? e.dirty.count() : 0;
+  last_batch_bytes_ = last_batch_blocks_ * kSectorSize;
+  if (last_batch_duration_.count() > 0 && last_batch_bytes_ > 0) {
+    rate_bytes_per_s_ = uint64_t(double(last_batch_bytes_) * 1e9 /
+                                 double(last_batch_duration_.count()));
+  }
   if (!status.ok()) {
-    // Do not spin on a failing device: report, and let the timer or a later kick retry.
+    // Do not spin on a failing device: report, and try again after a pause.
     for (auto& w : drain_waiters_) w.second(status);
     drain_waiters_.clear();
-    idle_mode_ = urgent_ = false;
-    if (!timer_armed_) arm_idle_timer();
+    timer_armed_ = true;
+    timer_id_ = loop_->schedule_after(engine_.options.cleaning_options.idle_after, [this] {
+      timer_armed_ = false;
+      decide();
+    });
     return;
   }
   uint64_t remaining = engine_.counters.lines_dirty.load();
   for (auto& w : drain_waiters_) {
     if (w.first) w.first(remaining);
   }
-  if (idle_mode_ &&
-      engine_.foreground_ops.load(std::memory_order_relaxed) != last_ops_seen_) {
-    idle_mode_ = false;  // foreground I/O is back: yield to it
-  }
-  maybe_run();
-  if (!running_ && remaining > 0 && !timer_armed_) arm_idle_timer();
+  decide();
 }
 
 }  // namespace tiercache

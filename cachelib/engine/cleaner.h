@@ -1,8 +1,9 @@
-// Cleaner: writes dirty sectors back to the core in LBA order, in batches, on the background loop.
-// A batch: lock each line (shared), copy its dirty sectors SSD -> core, unlock; flush the core; then
-// clear the dirty bits of lines no write touched meanwhile and persist their records. It runs when
-// dirty lines pass the high watermark, when the volume has been idle for a while (re-checking
-// between batches, so foreground I/O is never starved), and on demand (clean_all).
+// Cleaner: the mechanism that writes dirty sectors back to the core; the cleaning policy
+// (policy/cleaning/, CacheOptions::cleaning) decides when, how much and which first. A batch:
+// lock each line (shared), copy its dirty sectors SSD -> core, unlock; flush the core; then clear
+// the dirty bits of lines no write touched meanwhile and persist their records. Lines come in LBA
+// order (sorted windows of the shards' dirty bitmaps) or, to keep the age bound, oldest epoch
+// first. Between batches it asks the policy again, so foreground I/O is never starved.
 // Thread-safe: public methods post to the background loop; all state lives there.
 #pragma once
 
@@ -14,54 +15,78 @@
 
 #include "cachelib/common/event_loop.h"
 #include "cachelib/device/device.h"
+#include "policy/cleaning/cleaning_policy.h"
 
 namespace tiercache {
 
 class Engine;
+
+// What `tiercache status` shows of the cleaner. Ages and times in nanoseconds.
+struct CleanerStatus {
+  std::string policy;
+  int64_t oldest_dirty_age_ns = 0;  // upper bound, within max_dirty_age / 2
+  int64_t flush_eta_ns = -1;        // at the last measured cleaning rate; -1: not measured yet
+  uint64_t clean_rate_bytes_per_s = 0;
+  std::string last_reason = "none";  // why the last plan cleaned or waited
+};
 
 class Cleaner {
  public:
   explicit Cleaner(Engine& engine);
   ~Cleaner();
 
-  // A line became dirty: arm the idle timer if it is not armed.
+  // Builds the cleaning policy named in the options; InvalidArgument if unknown or invalid.
+  Status init();
+  // A line became dirty: asks the policy again once the dirty count reaches what it waits for.
   void note_dirty();
-  // Dirty data passed the watermark (or a write found no line): clean now.
+  // A write found no line to use: ask the policy now.
   void kick();
   // Cleans until no dirty line is left; progress(remaining dirty lines) after each batch.
   void clean_all(std::function<void(uint64_t)> progress, IoCallback done);
   // Stops starting batches; done once the running batch (if any) finished.
   void stop(IoCallback done);
+  CleanerStatus status() const;
+  void visit_counters(const CounterVisitor& visit) const { policy_->visit_counters(visit); }
 
  private:
   struct Batch;
 
-  void on_idle_timer();
-  void maybe_run();
-  void arm_idle_timer();
-  void after_batch(Status status);
-  void run_batch();
+  void post_decide();
+  void decide();
+  CleaningInputs inputs(Nanos now);
+  void wait(const CleaningPlan& plan, uint64_t dirty);
+  void finish_drains();
+  void run_batch(const CleaningPlan& plan);
+  std::vector<uint64_t> pick_lines(uint32_t count, CleaningOrder order);
   void clean_line(std::shared_ptr<Batch> batch, uint64_t index);
   void finish_batch(std::shared_ptr<Batch> batch, Status status);
-  std::vector<uint64_t> pick_lines(uint32_t count);
-  bool above_watermark() const;
+  void after_batch(const Batch& batch, Status status);
 
   Engine& engine_;
   EventLoop* loop_;
+  std::unique_ptr<CleaningPolicy> policy_;
+  // Dirty lines at which note_dirty() asks the policy again (any thread reads it).
+  std::atomic<uint64_t> wake_at_{1};
+  std::atomic<bool> decide_posted_{false};
   // Background-loop state.
   bool running_ = false;
   bool stopping_ = false;
-  bool urgent_ = false;     // above the watermark, or a write found no line
-  bool idle_mode_ = false;  // cleaning because the volume went idle
+  uint64_t timer_id_ = 0;
+  bool timer_armed_ = false;
+  uint64_t last_ops_seen_ = 0;
+  Nanos last_foreground_{0};
+  Nanos last_batch_end_{0}, last_batch_duration_{0};
+  uint64_t last_batch_blocks_ = 0, last_batch_bytes_ = 0;
   // Dirty core lines to clean next, sorted; refilled from the shards when used up.
   static constexpr size_t kPlanLines = 4096;
   std::vector<uint64_t> plan_;
   size_t plan_pos_ = 0;
-  uint64_t last_ops_seen_ = 0;
   std::vector<std::pair<std::function<void(uint64_t)>, IoCallback>> drain_waiters_;
   IoCallback stop_done_;
-  std::atomic<bool> timer_armed_{false};
-  uint64_t timer_id_ = 0;
+  // For status(), from any thread.
+  std::atomic<int64_t> oldest_age_ns_{0};
+  std::atomic<uint64_t> rate_bytes_per_s_{0};
+  std::atomic<int> last_reason_{0};
 };
 
 }  // namespace tiercache

@@ -105,7 +105,7 @@ TEST(ConcurrencyTest, TwoLoopsShareOneCacheByteExact) {
   ASSERT_TRUE((OnLoop<Status>(**bg, [&](auto cb) { MetadataStore::Format(ssd, id, f, cb); })).ok());
   CacheOptions o;
   o.background_loop = &(*bg)->loop();
-  o.idle_clean_delay = std::chrono::milliseconds(1);
+  o.cleaning_options.idle_after = std::chrono::milliseconds(1);
   using R = Result<std::unique_ptr<Cache>>;
   R opened = OnLoop<R>(**bg, [&](auto cb) { Cache::Open(ssd, core, id, o, cb); });
   ASSERT_TRUE(opened.ok()) << opened.status().ToString();

@@ -33,8 +33,8 @@ class CrashRound {
         }(), [] {
           CacheOptions o;
           o.shards = 2;
-          o.dirty_high_watermark = 0.5;
-          o.idle_clean_delay = std::chrono::microseconds(50);
+          o.cleaning_options.dirty_high = 0.5;
+          o.cleaning_options.idle_after = std::chrono::microseconds(50);
           return o;
         }()),
         ssd_(h_.ssd_mem, "ssd"),

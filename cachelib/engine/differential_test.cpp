@@ -35,8 +35,8 @@ class DifferentialRun {
         }(), [] {
           CacheOptions o;
           o.shards = 4;
-          o.dirty_high_watermark = 0.6;
-          o.idle_clean_delay = std::chrono::microseconds(200);
+          o.cleaning_options.dirty_high = 0.6;
+          o.cleaning_options.idle_after = std::chrono::microseconds(200);
           return o;
         }()),
         reference_(16 << 20) {

@@ -20,7 +20,8 @@ Engine::Engine(Device& ssd_dev, Device& core_dev, std::unique_ptr<MetadataStore>
       sectors_per_line(store->info().line_size / kSectorSize),
       policies(opts.policies.apply(store->info().policies)),
       mode(store->info().mode),
-      sequential(policies.sequential) {
+      sequential(policies.sequential),
+      dirty_epochs(opts.cleaning_options.max_dirty_age / 2, opts.background_loop->clock().now()) {
   cleaner = std::make_unique<Cleaner>(*this);
 }
 
@@ -28,6 +29,7 @@ Engine::~Engine() = default;
 
 Status Engine::init() {
   TC_RETURN_IF_ERROR(policies.validate());
+  TC_RETURN_IF_ERROR(cleaner->init());
   const uint64_t total = std::max<uint64_t>(1, store->line_count());
   uint64_t n = std::clamp<uint64_t>(options.shards, 1, total);
   // A shard indexes at most LineIndex::kMaxSlots lines: huge caches get more shards.
@@ -46,22 +48,20 @@ Status Engine::init() {
 
 void Engine::load_records() {
   const bool trust_clean = store->info().was_clean_shutdown;
-  for (auto& shard : shards_) {
-    std::lock_guard lock(shard->mu);
-    const uint32_t first = shard->first_id();
-    for (uint32_t id = first; id < first + shard->line_count(); ++id) {
-      LineRecord rec = store->loaded_record(id);
-      if (!rec.in_use()) continue;
-      // After a crash only dirty sectors are trusted: a clean copy may predate an unflushed write.
-      if (!trust_clean) rec.valid = rec.dirty;
-      if (rec.valid.none()) continue;
-      shard->install(id, rec);
-      if (rec.dirty.any()) {
-        EngineCounters::add(counters.lines_dirty);
-        EngineCounters::add(counters.dirty_sectors, rec.dirty.count());
-      }
+  // Single-threaded here (no request yet), but the shard's state is guarded by its lock.
+  store->for_each_loaded([&](uint64_t id, const LineRecord& loaded) {
+    LineRecord rec = loaded;
+    // After a crash only dirty sectors are trusted: a clean copy may predate an unflushed write.
+    if (!trust_clean) rec.valid = rec.dirty;
+    if (rec.valid.none()) return;
+    Shard& shard = shard_of(uint32_t(id));
+    std::lock_guard lock(shard.mu);
+    shard.install(uint32_t(id), rec);
+    if (rec.dirty.any()) {
+      EngineCounters::add(counters.lines_dirty);
+      EngineCounters::add(counters.dirty_sectors, rec.dirty.count());
     }
-  }
+  });
   store->release_loaded();
   store->set_record_source(
       [this](uint64_t first, std::span<LineRecord> out) { fill_records(first, out); });
@@ -98,7 +98,7 @@ uint32_t Engine::allocate_line(Shard& shard, uint64_t core_line) {
 void Engine::set_dirty(Shard& shard, uint32_t id, const SectorBits& dirty) {
   const SectorBits old_dirty = shard.dirty(id);
   if (old_dirty == dirty) return;
-  shard.set_dirty(id, dirty);
+  shard.set_dirty(id, dirty, dirty_epochs.current());
   if (old_dirty.none() && dirty.any()) {
     EngineCounters::add(counters.lines_dirty);
     cleaner->note_dirty();
@@ -170,9 +170,5 @@ void Engine::flush_all(IoCallback done) {
   persist(arrive);
 }
 
-void Engine::maybe_kick_cleaner() {
-  uint64_t dirty = counters.lines_dirty.load(std::memory_order_relaxed);
-  if (double(dirty) > options.dirty_high_watermark * double(total_lines())) cleaner->kick();
-}
 
 }  // namespace tiercache

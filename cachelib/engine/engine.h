@@ -10,6 +10,7 @@
 
 #include "cachelib/engine/cache.h"
 #include "cachelib/engine/engine_counters.h"
+#include "cachelib/engine/dirty_epochs.h"
 #include "cachelib/engine/shard.h"
 #include "policy/sequential/sequential_detector.h"
 
@@ -36,6 +37,8 @@ class Engine {
   std::unique_ptr<Cleaner> cleaner;
   // Decides which requests belong to long sequential streams and bypass the cache.
   SequentialDetector sequential;
+  // When lines became dirty, coarsely: the cleaner's age bound.
+  DirtyEpochs dirty_epochs;
 
   // Requests (and background fills) not yet finished; close() waits for zero.
   std::atomic<uint64_t> inflight{0};
@@ -78,8 +81,6 @@ class Engine {
   // FLUSH: every write completed before the call becomes durable (core flushed, SSD records persisted).
   void flush_all(IoCallback done);
 
-  // Wakes the cleaner if dirty lines passed the high watermark.
-  void maybe_kick_cleaner();
   uint64_t total_lines() const { return store->line_count(); }
 
  private:

@@ -19,7 +19,7 @@ class ErrorTest : public ::testing::Test {
     f.mode = mode;
     f.line_size = kLine;
     CacheOptions o;
-    o.idle_cleaning = false;
+    o.cleaning = "nop";
     h = std::make_unique<testing::CacheHarness>(4 << 20, 16 << 20, f, o);
     ssd = std::make_unique<ErrorDevice>(h->ssd_mem);
     core = std::make_unique<ErrorDevice>(h->core_mem);

@@ -95,11 +95,11 @@ void Shard::install(uint32_t id, const LineRecord& record) {
   index_.insert(record.core_line, slot);
   replacement_->on_insert(slot, record.core_line);
   ++used_;
-  set_dirty(id, record.dirty);
+  set_dirty(id, record.dirty, 0);
   slots_.set_durable_dirty(slot, record.dirty.any());
 }
 
-void Shard::set_dirty(uint32_t id, const SectorBits& bits) {
+void Shard::set_dirty(uint32_t id, const SectorBits& bits, uint32_t epoch) {
   uint32_t slot = local(id);
   bool was = Test(dirty_map_, slot), now = bits.any();
   slots_.set_dirty(slot, bits);
@@ -107,8 +107,11 @@ void Shard::set_dirty(uint32_t id, const SectorBits& bits) {
   Assign(dirty_map_, slot, now);
   if (now) {
     ++dirty_count_;
+    slots_.set_dirty_epoch(slot, epoch);
+    ++dirty_per_epoch_[epoch & 3];
   } else {
     --dirty_count_;
+    --dirty_per_epoch_[slots_.dirty_epoch(slot)];
   }
 }
 
@@ -125,13 +128,14 @@ void Shard::release_durable(uint64_t completed_epoch) {
   clean_staged_.resize(kept);
 }
 
-void Shard::collect_dirty(std::vector<uint64_t>& out, size_t max) {
+void Shard::collect_dirty(std::vector<uint64_t>& out, size_t max, int epoch) {
   const size_t words = dirty_map_.size();
   size_t taken = 0;
   for (size_t n = 0; n < words && taken < max; ++n) {
     size_t w = (dirty_cursor_ / 64 + n) % words;
     for (uint64_t bits = dirty_map_[w]; bits != 0 && taken < max; bits &= bits - 1) {
       uint32_t slot = uint32_t(w * 64 + std::countr_zero(bits));
+      if (epoch >= 0 && slots_.dirty_epoch(slot) != uint32_t(epoch)) continue;
       out.push_back(slots_.core_line(slot));
       ++taken;
       dirty_cursor_ = slot + 1 == slots_.size() ? 0 : slot + 1;

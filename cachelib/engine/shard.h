@@ -5,6 +5,7 @@
 // shard locks. Lines are named by their global id; the shard converts.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -45,8 +46,11 @@ class Shard {
   SectorBits dirty(uint32_t id) const { return slots_.dirty(local(id)); }
   bool any_dirty(uint32_t id) const { return slots_.any_dirty(local(id)); }
   void set_valid(uint32_t id, const SectorBits& bits) { slots_.set_valid(local(id), bits); }
-  // Keeps the dirty-line bitmap and count right; the caller handles counters and persistence.
-  void set_dirty(uint32_t id, const SectorBits& bits);
+  // Keeps the dirty-line bitmap, count and per-epoch counts right (a line turning dirty joins
+  // dirty epoch `epoch`); the caller handles counters and persistence.
+  void set_dirty(uint32_t id, const SectorBits& bits, uint32_t epoch);
+  // Dirty lines per dirty epoch (DirtyEpochs).
+  const std::array<uint64_t, 4>& dirty_per_epoch() const { return dirty_per_epoch_; }
   bool durable_dirty(uint32_t id) const { return slots_.durable_dirty(local(id)); }
   void set_durable_dirty(uint32_t id, bool on) { slots_.set_durable_dirty(local(id), on); }
   bool clean_pending(uint32_t id) const { return slots_.clean_pending(local(id)); }
@@ -58,8 +62,9 @@ class Shard {
   void note_clean_staged(uint32_t id, uint64_t epoch) { clean_staged_.push_back({id, epoch}); }
   void release_durable(uint64_t completed_epoch);
 
-  // Appends the core lines of up to `max` dirty lines, continuing where the last call stopped.
-  void collect_dirty(std::vector<uint64_t>& out, size_t max);
+  // Appends the core lines of up to `max` dirty lines (of dirty epoch `epoch` only, if >= 0),
+  // continuing where the last call stopped.
+  void collect_dirty(std::vector<uint64_t>& out, size_t max, int epoch = -1);
 
   LineLockTable& locks() { return locks_; }
   const LineLockTable& locks() const { return locks_; }
@@ -89,6 +94,7 @@ class Shard {
   std::vector<uint64_t> dirty_map_;  // bit per line: has dirty sectors
   uint32_t free_cursor_ = 0, dirty_cursor_ = 0;
   uint64_t used_ = 0, dirty_count_ = 0;
+  std::array<uint64_t, 4> dirty_per_epoch_{};
   std::vector<CleanStaged> clean_staged_;
   std::unique_ptr<ReplacementPolicy> replacement_;
   std::unique_ptr<AdmissionPolicy> admission_;

@@ -39,6 +39,12 @@ class SlotTable {
   bool clean_pending(uint32_t i) const { return words_[i] & kCleanPending; }
   void set_clean_pending(uint32_t i, bool on) { set_flag(i, kCleanPending, on); }
 
+  // Which dirty epoch (0..3, DirtyEpochs) the line became dirty in.
+  uint32_t dirty_epoch(uint32_t i) const { return uint32_t(words_[i] >> kEpochShift) & 3; }
+  void set_dirty_epoch(uint32_t i, uint32_t epoch) {
+    words_[i] = (words_[i] & ~(uint64_t{3} << kEpochShift)) | (uint64_t{epoch & 3} << kEpochShift);
+  }
+
   LineRecord record(uint32_t i) const;
   uint64_t memory_size() const;
 
@@ -48,6 +54,7 @@ class SlotTable {
   static constexpr uint64_t kDirty = uint64_t{1} << 49;           // one-sector lines only
   static constexpr uint64_t kDurableDirty = uint64_t{1} << 50;
   static constexpr uint64_t kCleanPending = uint64_t{1} << 51;
+  static constexpr uint32_t kEpochShift = 52;  // 2 bits
 
   void set_flag(uint32_t i, uint64_t flag, bool on) {
     words_[i] = on ? (words_[i] | flag) : (words_[i] & ~flag);

@@ -42,7 +42,6 @@ void WbLocked(Request& req, const Segment& seg) {
       }
     }
     UnlockLine(e, seg.core_line, true);
-    e.maybe_kick_cleaner();
     req.segment_done(std::move(s));
   });
 }

@@ -79,6 +79,9 @@ class MetadataStore {
   // The records as loaded by Open (already filtered after an unclean shutdown); free after
   // release_loaded().
   virtual LineRecord loaded_record(uint64_t line) const = 0;
+  // Calls fn(line, record) for every in-use record Open loaded, in line order, skipping pages that
+  // were never written (a fresh cache loads in no time).
+  virtual void for_each_loaded(const std::function<void(uint64_t, const LineRecord&)>& fn) const = 0;
   // Frees what Open loaded (call once the owner has taken the records).
   virtual void release_loaded() = 0;
 

@@ -68,6 +68,22 @@ LineRecord PagedMetadataStore::loaded_record(uint64_t line) const {
   return r.ok() ? *r : LineRecord{};
 }
 
+void PagedMetadataStore::for_each_loaded(
+    const std::function<void(uint64_t, const LineRecord&)>& fn) const {
+  if (images_.empty()) return;
+  for (uint64_t page = 0; page < layout_.page_count; ++page) {
+    if (page_seq_[page] == 0) continue;  // never written: all free
+    const uint64_t first = page * layout_.records_per_page;
+    const uint32_t count = layout_.records_in_page(page);
+    for (uint32_t r = 0; r < count; ++r) {
+      Result<LineRecord> rec = DecodeRecord(
+          layout_, image(page).subspan(size_t{r} * layout_.record_size, layout_.record_size),
+          ~uint64_t{0});
+      if (rec.ok() && rec->in_use()) fn(first + r, *rec);
+    }
+  }
+}
+
 void PagedMetadataStore::release_loaded() {
   std::lock_guard lock(mu_);
   if (staged_.empty()) std::vector<std::byte>().swap(images_);

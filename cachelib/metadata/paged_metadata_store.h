@@ -39,6 +39,8 @@ class PagedMetadataStore final : public MetadataStore {
   void mark_in_use(IoCallback done);
 
   LineRecord loaded_record(uint64_t line) const override;
+  void for_each_loaded(
+      const std::function<void(uint64_t, const LineRecord&)>& fn) const override;
   void release_loaded() override;
   void set_record_source(RecordSource source) override;
   void mark_changed(uint64_t line) override;

@@ -1,0 +1,37 @@
+// DirtyEpochs: how old the oldest dirty line is, at 2 bits per line. Time is cut into epochs of
+// max_dirty_age / 2; a line turning dirty is tagged with the current epoch (0..3) and shards count
+// dirty lines per tag. The oldest dirty age is then known to within one epoch, and the cleaner can
+// pick the lines of the oldest epoch first. An epoch tag is reused only once its count is 0: if
+// lines stay dirty 3 epochs, the current epoch keeps growing (ages are then over-, never
+// under-estimated). current() is thread-safe; advance()/oldest_age() run on the cleaner's loop.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+
+#include "cachelib/common/clock.h"
+
+namespace tiercache {
+
+class DirtyEpochs {
+ public:
+  DirtyEpochs(Nanos epoch_length, Nanos now);
+
+  // The tag for a line turning dirty now. Thread-safe.
+  uint32_t current() const { return current_.load(std::memory_order_relaxed); }
+  // Starts the next epoch when the current one is over and the next tag is free
+  // (`dirty` = dirty lines per tag, summed over shards).
+  void advance(Nanos now, const std::array<uint64_t, 4>& dirty);
+  // Age of the oldest dirty line (an upper bound within one epoch); 0 when none is dirty.
+  Nanos oldest_age(Nanos now, const std::array<uint64_t, 4>& dirty) const;
+  // The tag holding the oldest dirty lines; -1 when none is dirty.
+  int oldest_epoch(const std::array<uint64_t, 4>& dirty) const;
+
+ private:
+  const Nanos length_;
+  std::atomic<uint32_t> current_{0};
+  std::array<Nanos, 4> start_{};  // when each tag's epoch began (cleaner's loop only)
+};
+
+}  // namespace tiercache
