@@ -20,7 +20,8 @@ constexpr std::array<Maker, 3> kMakers = {{
        return std::make_unique<AlwaysAdmit>();
      }},
     {"nhit", [](const AdmissionOptions& o, uint32_t capacity) -> std::unique_ptr<AdmissionPolicy> {
-       return std::make_unique<NhitAdmission>(capacity, o.nhit_threshold, o.nhit_trigger);
+       return std::make_unique<NhitAdmission>(capacity, o.nhit_threshold, o.nhit_trigger,
+                                              o.nhit_window);
      }},
     {"adaptive",
      [](const AdmissionOptions& o, uint32_t capacity) -> std::unique_ptr<AdmissionPolicy> {

@@ -29,6 +29,10 @@ TEST(AdmissionFactoryTest, OptionsReachThePolicies) {
   auto nhit = MakeAdmissionPolicy(options, 64);
   ASSERT_TRUE(nhit.ok());
   EXPECT_TRUE((*nhit)->admit(AdmissionQuery{9, false, 64, 64}));
+  options.nhit_window = 4096;  // the sketch is sized by the window, not the shard
+  auto windowed = MakeAdmissionPolicy(options, 1u << 16);
+  ASSERT_TRUE(windowed.ok());
+  EXPECT_EQ((*windowed)->memory_size(), 4096u);
 
   options = AdmissionOptions{};
   options.adaptive_probe_interval = 1;  // every refusal becomes a probe: all admitted

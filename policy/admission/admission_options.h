@@ -16,6 +16,9 @@ struct AdmissionOptions {
   uint32_t nhit_threshold = 3;
   // nhit: fraction of the shard's slots in use from which nhit filters, in [0, 1]. Default 0.8.
   double nhit_trigger = 0.8;
+  // nhit: misses counted before counts are halved (the window of recent misses), in misses;
+  // 0 = the shard's slot count. Default 0.
+  uint32_t nhit_window = 0;
   // adaptive: a frequency level is admitted when at least this share of its misses come back
   // within adaptive_window; in (0, 1]. Default 0.2.
   double adaptive_min_return = 0.2;

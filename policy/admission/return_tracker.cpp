@@ -36,7 +36,7 @@ ReturnTracker::ReturnTracker(uint32_t capacity, uint32_t window, uint32_t sample
 ReturnTracker::Key ReturnTracker::key(uint64_t block) const {
   const uint64_t h = XXH3_64bits_withSeed(&block, sizeof(block), kSeed);
   return Key{static_cast<uint32_t>(h >> sample_shift_) & bucket_mask_,
-             static_cast<uint32_t>(h >> 40) & kFingerprintMask};
+             static_cast<uint32_t>((h >> 40) & kFingerprintMask)};
 }
 
 bool ReturnTracker::sampled(uint64_t block) const {

@@ -113,7 +113,7 @@ constexpr std::array kFamilies = {
     TraceFamily{"loops", "a loop over 1.5 C blocks, again and again", true, Loops},
     TraceFamily{"shifting_hot", "90% over a hot set of C/2 that moves every 4 C, 10% over 16 C",
                 true, ShiftingHot},
-    TraceFamily{"boot_once", "files of 8-256 blocks read once; 11% of reads over C/8 hot blocks",
+    TraceFamily{"boot_once", "files of 8-256 blocks read once; 10% of reads over C/8 hot blocks",
                 true, BootOnce},
     TraceFamily{"read_twice", "groups of C/16 new blocks, each read twice in shuffled order",
                 false, ReadTwice},
