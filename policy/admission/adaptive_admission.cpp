@@ -76,7 +76,6 @@ void AdaptiveAdmission::observe(uint64_t block, bool hit) {
   }
   if (now_ % eviction_period_ == 0) evictions_.halve();
   evictions_.events += returns_.expire(now_, sweep_steps_).evictions;
-  if (!returns_.sampled(block)) return;
   const auto ret = returns_.on_access(block, now_, hit);
   if (!ret) return;
   if (ret->kind == ReturnTracker::Kind::kEviction) {
@@ -93,8 +92,7 @@ void AdaptiveAdmission::on_hit(uint64_t block, bool) { observe(block, true); }
 
 bool AdaptiveAdmission::admit(const AdmissionQuery& query) {
   observe(query.block, false);
-  misses_.increment(query.block);
-  const int level = Level(misses_.estimate(query.block));
+  const int level = Level(misses_.increment(query.block));
   bool admitted = query.used < query.capacity;
   if (!admitted) {
     update_threshold();
@@ -107,15 +105,14 @@ bool AdaptiveAdmission::admit(const AdmissionQuery& query) {
     admitted = true;
   }
   admitted ? ++admitted_ : ++refused_;
-  if (returns_.sampled(query.block)) {
+  if (returns_.record_miss(query.block, now_, static_cast<uint8_t>(level), admitted)) {
     ++levels_[level].events;
-    returns_.record_miss(query.block, now_, static_cast<uint8_t>(level), admitted);
   }
   return admitted;
 }
 
 void AdaptiveAdmission::on_evict(uint64_t block) {
-  if (returns_.sampled(block) && returns_.record_eviction(block, now_)) ++wasted_;
+  if (returns_.record_eviction(block, now_)) ++wasted_;
 }
 
 uint64_t AdaptiveAdmission::memory_size() const {

@@ -31,7 +31,7 @@ uint32_t FrequencyTable::find(const uint16_t* bucket, uint16_t fingerprint) {
   return kWays;
 }
 
-void FrequencyTable::increment(uint64_t key) {
+uint32_t FrequencyTable::increment(uint64_t key) {
   const Slot slot = locate(key);
   uint16_t* bucket = &table_[slot.bucket * kWays];
   uint32_t pos = find(bucket, slot.fingerprint);
@@ -49,7 +49,9 @@ void FrequencyTable::increment(uint64_t key) {
   }
   std::copy_backward(bucket, bucket + pos, bucket + pos + 1);
   bucket[0] = entry;
-  if (++additions_ >= sample_size_) age();
+  if (++additions_ < sample_size_) return entry & kCountMask;
+  age();
+  return estimate(key);
 }
 
 uint32_t FrequencyTable::estimate(uint64_t key) const {

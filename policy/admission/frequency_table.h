@@ -20,8 +20,9 @@ class FrequencyTable {
   // bucket); `sample_size` = increments between two agings (>= 1).
   FrequencyTable(uint32_t entries, uint64_t sample_size);
 
-  // Counts one occurrence of `key` (saturating at kMaxCount) and makes it the bucket's most recent.
-  void increment(uint64_t key);
+  // Counts one occurrence of `key` (saturating at kMaxCount) and makes it the bucket's most
+  // recent; returns its count, as estimate() would.
+  uint32_t increment(uint64_t key);
   // Occurrences of `key` counted since it entered the table, halved by each aging; 0 if absent.
   uint32_t estimate(uint64_t key) const;
   // Halves every count; keys whose count drops to 0 leave.

@@ -14,7 +14,9 @@ TEST(FrequencyTableTest, SizesFollowEntries) {
 
 TEST(FrequencyTableTest, CountsAndSaturates) {
   FrequencyTable table(4096, 1u << 30);
-  for (int i = 0; i < 3; ++i) table.increment(1);
+  EXPECT_EQ(table.increment(1), 1u);
+  EXPECT_EQ(table.increment(1), 2u);
+  EXPECT_EQ(table.increment(1), 3u);
   table.increment(2);
   EXPECT_EQ(table.estimate(1), 3u);
   EXPECT_EQ(table.estimate(2), 1u);
@@ -52,7 +54,7 @@ TEST(FrequencyTableTest, AgingHalvesCountsAndDropsSingles) {
   for (int i = 0; i < 3; ++i) table.increment(2);
   table.increment(3);
   EXPECT_EQ(table.agings(), 0u);
-  table.increment(4);  // the 10th increment ages the table
+  EXPECT_EQ(table.increment(4), 0u);  // the 10th increment ages the table: 1 halves to 0
   EXPECT_EQ(table.agings(), 1u);
   EXPECT_EQ(table.estimate(1), 2u);
   EXPECT_EQ(table.estimate(2), 1u);

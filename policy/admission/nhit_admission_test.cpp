@@ -14,7 +14,9 @@ std::map<std::string, uint64_t> Counters(const AdmissionPolicy& policy) {
   return out;
 }
 
-AdmissionQuery Miss(uint64_t block, uint64_t used) { return AdmissionQuery{block, false, used, 100}; }
+AdmissionQuery Miss(uint64_t block, uint64_t used) {
+  return AdmissionQuery{block, false, used, 100};
+}
 
 TEST(NhitAdmissionTest, AdmitsEverythingBelowTheTrigger) {
   NhitAdmission nhit(100, /*threshold=*/3, /*trigger=*/0.5);

@@ -33,15 +33,12 @@ ReturnTracker::ReturnTracker(uint32_t capacity, uint32_t window, uint32_t sample
   table_.assign((uint64_t{bucket_mask_} + 1) * kWays, 0);
 }
 
+// The low sample_shift bits of the hash choose the sample, the next ones the bucket.
 ReturnTracker::Key ReturnTracker::key(uint64_t block) const {
   const uint64_t h = XXH3_64bits_withSeed(&block, sizeof(block), kSeed);
-  return Key{static_cast<uint32_t>(h >> sample_shift_) & bucket_mask_,
+  return Key{(h & ((1ULL << sample_shift_) - 1)) == 0,
+             static_cast<uint32_t>(h >> sample_shift_) & bucket_mask_,
              static_cast<uint32_t>((h >> 40) & kFingerprintMask)};
-}
-
-bool ReturnTracker::sampled(uint64_t block) const {
-  const uint64_t h = XXH3_64bits_withSeed(&block, sizeof(block), kSeed);
-  return (h & ((1ULL << sample_shift_) - 1)) == 0;
 }
 
 bool ReturnTracker::pending(uint64_t entry, uint64_t now) const {
@@ -81,7 +78,8 @@ uint64_t* ReturnTracker::find_or_take(const Key& k, uint64_t now) {
 
 std::optional<ReturnTracker::Return> ReturnTracker::on_access(uint64_t block, uint64_t now,
                                                               bool hit) {
-  uint64_t* e = find(key(block));
+  const Key k = key(block);
+  uint64_t* e = k.sampled ? find(k) : nullptr;
   if (!e) return std::nullopt;
   std::optional<Return> ret;
   if (pending(*e, now)) {
@@ -93,11 +91,13 @@ std::optional<ReturnTracker::Return> ReturnTracker::on_access(uint64_t block, ui
   return ret;
 }
 
-void ReturnTracker::record_miss(uint64_t block, uint64_t now, uint8_t level, bool admitted) {
+bool ReturnTracker::record_miss(uint64_t block, uint64_t now, uint8_t level, bool admitted) {
   const Key k = key(block);
+  if (!k.sampled) return false;
   uint64_t* e = find_or_take(k, now);
   *e = (now & kStampMask) | (uint64_t{k.fingerprint} << kFingerprintShift) |
        (uint64_t{level & 0xFu} << kLevelShift) | kPending | (admitted ? kUnhit : 0);
+  return true;
 }
 
 ReturnTracker::Expired ReturnTracker::expire(uint64_t now, uint32_t steps) {
@@ -114,6 +114,7 @@ ReturnTracker::Expired ReturnTracker::expire(uint64_t now, uint32_t steps) {
 
 bool ReturnTracker::record_eviction(uint64_t block, uint64_t now) {
   const Key k = key(block);
+  if (!k.sampled) return false;
   uint64_t* e = find_or_take(k, now);
   const bool wasted = (*e & kUnhit) != 0;
   *e = (now & kStampMask) | (uint64_t{k.fingerprint} << kFingerprintShift) | kPending | kEviction;

@@ -21,13 +21,15 @@ class ReturnTracker {
   // `capacity`: the shard's slots; `window`: accesses within which a return counts (>= 1).
   ReturnTracker(uint32_t capacity, uint32_t window, uint32_t sample_shift);
 
-  bool sampled(uint64_t block) const;
-  // An access (hit or miss) to a sampled `block` at access number `now`: the pending miss or
-  // eviction it resolves, if it comes back within the window. A hit also ends "admitted, unhit".
+  // Whether `block` is in the sample; the calls below ignore blocks that are not.
+  bool sampled(uint64_t block) const { return key(block).sampled; }
+  // An access (hit or miss) to `block` at access number `now`: the pending miss or eviction it
+  // resolves, if it comes back within the window. A hit also ends "admitted, unhit".
   std::optional<Return> on_access(uint64_t block, uint64_t now, bool hit);
-  // A sampled `block` missed at `now`, at frequency `level`; `admitted` = it got a slot.
-  void record_miss(uint64_t block, uint64_t now, uint8_t level, bool admitted);
-  // A sampled `block` was evicted at `now`; true when it had been admitted and never hit since.
+  // `block` missed at `now`, at frequency `level`; `admitted` = it got a slot. False when the
+  // block is not sampled (nothing recorded).
+  bool record_miss(uint64_t block, uint64_t now, uint8_t level, bool admitted);
+  // `block` was evicted at `now`; true when it is sampled, had been admitted and was never hit.
   bool record_eviction(uint64_t block, uint64_t now);
 
   struct Expired {
@@ -45,6 +47,7 @@ class ReturnTracker {
  private:
   static constexpr uint32_t kWays = 4;
   struct Key {
+    bool sampled;
     uint32_t bucket;
     uint32_t fingerprint;
   };

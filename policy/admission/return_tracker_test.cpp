@@ -77,6 +77,9 @@ TEST(ReturnTrackerTest, SamplesAndSizesByShift) {
   for (uint64_t block = 0; block < 8000; ++block) {
     EXPECT_TRUE(all.sampled(block));
     sampled += eighth.sampled(block);
+    // Blocks outside the sample are not recorded, so they never come back.
+    EXPECT_EQ(eighth.record_miss(block, 1, 0, false), eighth.sampled(block));
+    EXPECT_EQ(eighth.on_access(block, 2, false).has_value(), eighth.sampled(block));
   }
   EXPECT_EQ(sampled, 991);  // about 1 in 8
   // (capacity + window) >> shift = 256 entries may be live; room for twice that.

@@ -60,7 +60,9 @@ class ArcReference final : public CacheModel {
 
   // Moves `block` (anywhere or nowhere) to the MRU end of `to`.
   void move(uint64_t block, ListId to) {
-    if (auto it = where_.find(block); it != where_.end()) lists_[it->second.list].erase(it->second.it);
+    if (auto it = where_.find(block); it != where_.end()) {
+      lists_[it->second.list].erase(it->second.it);
+    }
     lists_[to].push_front(block);
     where_[block] = Where{to, lists_[to].begin()};
   }

@@ -1,6 +1,10 @@
-// policy_sim: runs the trace families through admission x replacement combinations and the textbook
-// reference caches, and prints miss ratios and SSD block writes per family plus a summary.
-//   policy_sim [--cache BLOCKS] [--seed N] [--family NAME]... [--admission a,b] [--replacement a,b]
+// policy_sim: runs the trace families through admission x replacement combinations and the
+// textbook reference caches (LRU, ARC, LIRS, S3-FIFO, SIEVE, all admitting every miss), printing
+// miss ratios and SSD block writes per family, then per group: SSD writes against admission
+// "always" and the worst miss-ratio gap to the best textbook cache and to textbook LRU.
+//   policy_sim [--cache BLOCKS] [--seed N] [--family NAME]... [--variants]
+//              [--admission a,b] [--replacement a,b] [--no-reference] [--set knob=value]...
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -37,7 +41,7 @@ struct ReferenceMaker {
 };
 
 const ReferenceMaker kReferences[] = {
-    {"lru", MakeLruReference},     {"arc", MakeArcReference},     {"lirs", MakeLirsReference},
+    {"lru", MakeLruReference},       {"arc", MakeArcReference},     {"lirs", MakeLirsReference},
     {"s3fifo", MakeS3FifoReference}, {"sieve", MakeSieveReference},
 };
 
@@ -45,8 +49,8 @@ struct Config {
   uint32_t cache = 16384;
   uint64_t seed = 1;
   std::vector<std::string> families, admissions = {"always", "nhit", "adaptive"}, replacements;
+  bool variants = false;  // also run the FamilyGroup::kVariant families
   bool references = true;
-  AdmissionOptions options;
   AdaptiveAdmission::Params params;
   bool params_set = false;  // --set given: build adaptive from `params`, not the factory
 };
@@ -101,10 +105,12 @@ bool SetParam(Config& config, const std::string& assignment) {
 bool ParseArgs(int argc, char** argv, Config& config) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    const char* next = i + 1 < argc ? argv[i + 1] : nullptr;
+    const bool has_value = i + 1 < argc;
     if (arg == "--no-reference") {
       config.references = false;
-    } else if (!next) {
+    } else if (arg == "--variants") {
+      config.variants = true;
+    } else if (!has_value) {
       return false;
     } else if (arg == "--cache") {
       config.cache = std::strtoul(argv[++i], nullptr, 10);
@@ -136,7 +142,7 @@ std::unique_ptr<AdmissionPolicy> MakeAdmission(const Config& config, const std::
   if (name == "adaptive" && config.params_set) {
     return std::make_unique<AdaptiveAdmission>(config.cache, config.params);
   }
-  AdmissionOptions options = config.options;
+  AdmissionOptions options;
   options.name = name;
   auto made = MakeAdmissionPolicy(options, config.cache);
   if (!made.ok()) {
@@ -146,60 +152,85 @@ std::unique_ptr<AdmissionPolicy> MakeAdmission(const Config& config, const std::
   return std::move(made).value();
 }
 
-// Totals over the target families, per row label.
+// Per group and row label: SSD writes, and the worst miss-ratio gaps over the group's families.
 struct Totals {
-  std::map<std::string, uint64_t> writes;
-  std::map<std::string, double> worst_gap;  // miss ratio above the best textbook cache
+  uint64_t writes = 0;
+  double worst_vs_best = -1, worst_vs_lru = -1;
 };
+using Summary = std::map<FamilyGroup, std::map<std::string, Totals>>;
 
-void RunFamily(const Config& config, const TraceFamily& family, Totals& totals) {
-  const std::vector<uint64_t> trace = family.generate(config.cache, config.seed);
-  std::printf("\n%s (C = %u blocks, %zu accesses): %.*s\n", std::string(family.name).c_str(),
-              config.cache, trace.size(), static_cast<int>(family.description.size()),
-              family.description.data());
-  std::printf("  %-22s %8s %12s %9s\n", "model", "miss", "ssd_writes", "vs_best");
-  double best = 2;
-  std::string best_name;
-  if (config.references) {
-    for (const ReferenceMaker& ref : kReferences) {
-      auto model = ref.make(config.cache);
-      const Outcome out = Run(*model, trace);
-      std::printf("  %-22s %8.4f %12lu\n", (std::string("textbook ") + ref.name).c_str(),
-                  out.miss_ratio, static_cast<unsigned long>(out.writes));
-      if (out.miss_ratio < best) best = out.miss_ratio, best_name = ref.name;
-    }
+void PrintCounters(const AdmissionPolicy& admission) {
+  admission.visit_counters([](std::string_view name, uint64_t value) {
+    std::printf(" %.*s=%lu", static_cast<int>(name.size()), name.data(),
+                static_cast<unsigned long>(value));
+  });
+  std::printf("\n");
+}
+
+// The textbook caches' best miss ratio and LRU's (both 2 when references are off).
+std::pair<double, double> RunReferences(const Config& config, const std::vector<uint64_t>& trace) {
+  double best = 2, lru = 2;
+  if (!config.references) return {best, lru};
+  for (const ReferenceMaker& ref : kReferences) {
+    auto model = ref.make(config.cache);
+    const Outcome out = Run(*model, trace);
+    std::printf("  %-22s %8.4f %12lu\n", (std::string("textbook ") + ref.name).c_str(),
+                out.miss_ratio, static_cast<unsigned long>(out.writes));
+    best = std::min(best, out.miss_ratio);
+    if (std::string_view(ref.name) == "lru") lru = out.miss_ratio;
   }
+  return {best, lru};
+}
+
+void RunFamily(const Config& config, const TraceFamily& family, Summary& summary) {
+  const std::vector<uint64_t> trace = family.generate(config.cache, config.seed);
+  std::printf("\n%.*s (C = %u blocks, %zu accesses): %.*s\n",
+              static_cast<int>(family.name.size()), family.name.data(), config.cache,
+              trace.size(), static_cast<int>(family.description.size()),
+              family.description.data());
+  std::printf("  %-22s %8s %12s %8s %8s\n", "model", "miss", "ssd_writes", "vs_best", "vs_lru");
+  const auto [best, lru] = RunReferences(config, trace);
   for (const std::string& repl : config.replacements) {
     for (const std::string& adm : config.admissions) {
       PolicySimulator sim(config.cache, FindReplacement(repl)->make(config.cache),
                           MakeAdmission(config, adm));
       const Outcome out = Run(sim, trace);
       const std::string label = adm + "+" + repl;
-      const double gap = best <= 1 ? out.miss_ratio - best : 0;
-      std::printf("  %-22s %8.4f %12lu %+9.4f ", label.c_str(), out.miss_ratio,
-                  static_cast<unsigned long>(out.writes), gap);
-      sim.admission().visit_counters([](std::string_view name, uint64_t value) {
-        std::printf(" %.*s=%lu", static_cast<int>(name.size()), name.data(),
-                    static_cast<unsigned long>(value));
-      });
-      std::printf("\n");
-      if (!family.target) continue;
-      totals.writes[label] += out.writes;
-      totals.worst_gap[label] = std::max(totals.worst_gap[label], gap);
+      const double vs_best = best <= 1 ? out.miss_ratio - best : 0;
+      const double vs_lru = lru <= 1 ? out.miss_ratio - lru : 0;
+      std::printf("  %-22s %8.4f %12lu %+8.4f %+8.4f ", label.c_str(), out.miss_ratio,
+                  static_cast<unsigned long>(out.writes), vs_best, vs_lru);
+      PrintCounters(sim.admission());
+      Totals& totals = summary[family.group][label];
+      totals.writes += out.writes;
+      totals.worst_vs_best = std::max(totals.worst_vs_best, vs_best);
+      totals.worst_vs_lru = std::max(totals.worst_vs_lru, vs_lru);
     }
   }
 }
 
-void PrintSummary(const Config& config, const Totals& totals) {
-  std::printf("\nsummary over target families\n  %-22s %12s %12s %12s\n", "model", "ssd_writes",
-              "vs_always", "worst_gap");
-  for (const auto& [label, writes] : totals.writes) {
-    const std::string always = "always" + label.substr(label.find('+'));
-    const auto it = totals.writes.find(always);
-    const double share = it != totals.writes.end() && it->second ? 1.0 * writes / it->second : 0;
-    std::printf("  %-22s %12lu %11.1f%% %+12.4f\n", label.c_str(),
-                static_cast<unsigned long>(writes), 100 * share, totals.worst_gap.at(label));
+void PrintSummary(const Summary& summary) {
+  const char* kGroupNames[] = {"target families", "guard family", "variant families"};
+  for (const auto& [group, rows] : summary) {
+    std::printf("\nsummary over the %s\n  %-22s %12s %10s %12s %12s\n",
+                kGroupNames[static_cast<int>(group)], "model", "ssd_writes", "vs_always",
+                "worst_best", "worst_lru");
+    for (const auto& [label, totals] : rows) {
+      const auto always = rows.find("always" + label.substr(label.find('+')));
+      const double share = always != rows.end() && always->second.writes
+                               ? 1.0 * totals.writes / always->second.writes
+                               : 0;
+      std::printf("  %-22s %12lu %9.1f%% %+12.4f %+12.4f\n", label.c_str(),
+                  static_cast<unsigned long>(totals.writes), 100 * share, totals.worst_vs_best,
+                  totals.worst_vs_lru);
+    }
   }
+}
+
+bool Wanted(const Config& config, const TraceFamily& family) {
+  if (config.families.empty()) return config.variants || family.group != FamilyGroup::kVariant;
+  return std::find(config.families.begin(), config.families.end(), family.name) !=
+         config.families.end();
 }
 
 int Main(int argc, char** argv) {
@@ -207,22 +238,23 @@ int Main(int argc, char** argv) {
   if (!ParseArgs(argc, argv, config)) {
     std::fprintf(stderr,
                  "usage: policy_sim [--cache BLOCKS>=16] [--seed N] [--family NAME]... "
-                 "[--admission a,b] [--replacement a,b] [--no-reference] [--set knob=value]\n");
+                 "[--variants] [--admission a,b] [--replacement a,b] [--no-reference] "
+                 "[--set knob=value]...\n");
     return 2;
   }
   if (config.replacements.empty()) {
     for (const ReplacementMaker& maker : kReplacements) config.replacements.push_back(maker.name);
   }
   for (const std::string& name : config.replacements) {
-    if (!FindReplacement(name)) return std::fprintf(stderr, "unknown replacement %s\n", name.c_str()), 2;
+    if (FindReplacement(name)) continue;
+    std::fprintf(stderr, "policy_sim: unknown replacement policy '%s'\n", name.c_str());
+    return 2;
   }
-  Totals totals;
+  Summary summary;
   for (const TraceFamily& family : TraceFamilies()) {
-    bool wanted = config.families.empty();
-    for (const std::string& name : config.families) wanted |= name == family.name;
-    if (wanted) RunFamily(config, family, totals);
+    if (Wanted(config, family)) RunFamily(config, family, summary);
   }
-  PrintSummary(config, totals);
+  PrintSummary(summary);
   return 0;
 }
 

@@ -1,5 +1,6 @@
-// SIEVE: one FIFO with a visited bit per block; the hand walks from the oldest block towards the
-// newest, clearing visited bits, and evicts the first unvisited block; new blocks enter at the head.
+// SIEVE: one FIFO with a visited bit per block; the hand walks from the oldest block towards
+// the newest, clearing visited bits, and evicts the first unvisited block; new blocks enter at
+// the head.
 #include <list>
 #include <unordered_map>
 
