@@ -3,7 +3,7 @@
 // soon (within about one cache turnover, so they would have been hits) at least as often as a bar:
 // min_return, raised to the share of evicted blocks that come back (each admission evicts one).
 // Levels come from a FrequencyTable of misses; returns are measured on a hash-chosen sample of
-// blocks (ReturnTracker). Owns its tables (1 byte per slot + 8 KiB); not thread-safe (one per
+// blocks (ReturnTracker). Owns its tables (<= 1 byte per slot + 8-16 KiB); not thread-safe (one per
 // shard, under the shard lock).
 #pragma once
 
