@@ -1,0 +1,132 @@
+#include "policy/admission/adaptive_admission.h"
+
+#include <algorithm>
+#include <bit>
+
+namespace tiercache {
+namespace {
+
+constexpr uint32_t kLevelFloor[AdaptiveAdmission::kLevels] = {0, 2, 3, 5, 9};
+constexpr uint32_t kNoLevel = 16;     // threshold when no level is admitted
+constexpr double kLevelPrior = 0.5;   // a level without samples is given the benefit of the doubt
+constexpr double kPriorWeight = 4;    // samples the prior is worth
+constexpr uint32_t kSamplesLog2 = 8;  // AutoSampleShift follows ~256 blocks per capacity
+
+uint64_t Scaled(double factor, uint32_t capacity) {
+  return std::max<uint64_t>(1, static_cast<uint64_t>(factor * capacity));
+}
+
+}  // namespace
+
+int AdaptiveAdmission::Level(uint32_t misses) {
+  int level = 0;
+  while (level + 1 < kLevels && misses >= kLevelFloor[level + 1]) ++level;
+  return level;
+}
+
+uint32_t AdaptiveAdmission::AutoSampleShift(uint32_t capacity) {
+  const uint32_t log2 = std::bit_width(std::max(capacity, 1u)) - 1;
+  return log2 > kSamplesLog2 ? log2 - kSamplesLog2 : 0;
+}
+
+double AdaptiveAdmission::Ratio::value(double prior) const {
+  return (returns + prior * kPriorWeight) / (events + kPriorWeight);
+}
+
+void AdaptiveAdmission::Ratio::halve() {
+  events /= 2;
+  returns = std::min(returns / 2, events);
+}
+
+AdaptiveAdmission::AdaptiveAdmission(uint32_t capacity, const Params& params)
+    : params_(params),
+      misses_(capacity / 2, Scaled(params.frequency_halving, capacity)),
+      returns_(capacity, static_cast<uint32_t>(Scaled(params.window, capacity)),
+               params.sample_shift >= 0 ? params.sample_shift : AutoSampleShift(capacity)),
+      miss_period_(Scaled(params.miss_halving, capacity)),
+      eviction_period_(Scaled(params.eviction_halving, capacity)) {
+  const uint64_t window = Scaled(params.window, capacity);
+  sweep_steps_ = static_cast<uint32_t>((returns_.entries() + window - 1) / window);
+}
+
+double AdaptiveAdmission::bar() const {
+  return std::max(params_.min_return, evictions_.value(params_.eviction_prior));
+}
+
+double AdaptiveAdmission::return_ratio(int level) const {
+  return levels_[level].value(kLevelPrior);
+}
+
+bool AdaptiveAdmission::level_admitted(int level) const { return return_ratio(level) >= bar(); }
+
+void AdaptiveAdmission::update_threshold() {
+  threshold_ = kNoLevel;
+  for (int level = 0; level < kLevels; ++level) {
+    if (level_admitted(level)) {
+      threshold_ = std::max(kLevelFloor[level], 1u);
+      return;
+    }
+  }
+}
+
+void AdaptiveAdmission::observe(uint64_t block, bool hit) {
+  ++now_;
+  if (now_ % miss_period_ == 0) {
+    for (Ratio& r : levels_) r.halve();
+  }
+  if (now_ % eviction_period_ == 0) evictions_.halve();
+  evictions_.events += returns_.expire(now_, sweep_steps_).evictions;
+  const auto ret = returns_.on_access(block, now_, hit);
+  if (!ret) return;
+  if (ret->kind == ReturnTracker::Kind::kEviction) {
+    ++evictions_.events;
+    ++evictions_.returns;
+    return;
+  }
+  Ratio& ratio = levels_[ret->level];
+  ratio.returns = std::min(ratio.returns + 1, ratio.events);  // its miss may predate a halving
+  if (!hit) ++ghost_hits_;  // a refused block came back
+}
+
+void AdaptiveAdmission::on_hit(uint64_t block, bool) { observe(block, true); }
+
+bool AdaptiveAdmission::admit(const AdmissionQuery& query) {
+  observe(query.block, false);
+  const int level = Level(misses_.increment(query.block));
+  bool admitted = query.used < query.capacity;
+  if (!admitted) {
+    update_threshold();
+    admitted = level_admitted(level);
+  }
+  if (!admitted && params_.probe_interval != 0 &&
+      ++refused_since_probe_ >= params_.probe_interval) {
+    refused_since_probe_ = 0;
+    ++probes_;
+    admitted = true;
+  }
+  admitted ? ++admitted_ : ++refused_;
+  if (returns_.record_miss(query.block, now_, static_cast<uint8_t>(level), admitted)) {
+    ++levels_[level].events;
+  }
+  return admitted;
+}
+
+void AdaptiveAdmission::on_evict(uint64_t block) {
+  if (returns_.record_eviction(block, now_)) ++wasted_;
+}
+
+uint64_t AdaptiveAdmission::memory_size() const {
+  return misses_.memory_size() + returns_.memory_size();
+}
+
+void AdaptiveAdmission::visit_counters(const CounterVisitor& visit) const {
+  const uint32_t scale = returns_.sample_shift();
+  visit("admitted", admitted_);
+  visit("refused", refused_);
+  visit("probes", probes_);
+  visit("ghost_hits", ghost_hits_ << scale);
+  visit("wasted_admissions", wasted_ << scale);
+  visit("threshold", threshold_);
+}
+
+}  // namespace tiercache

@@ -1,0 +1,89 @@
+// AdaptiveAdmission: the default admission policy. While the shard has free slots every miss is
+// admitted; once full, a miss is admitted when misses at its frequency level have lately come back
+// soon (within about one cache turnover, so they would have been hits) at least as often as a bar:
+// min_return, raised to the share of evicted blocks that come back (each admission evicts one).
+// Levels come from a FrequencyTable of misses; returns are measured on a hash-chosen sample of
+// blocks (ReturnTracker). Owns its tables (<= 1 byte per slot + 8-16 KiB); not thread-safe (one per
+// shard, under the shard lock).
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "policy/admission/admission_policy.h"
+#include "policy/admission/frequency_table.h"
+#include "policy/admission/return_tracker.h"
+
+namespace tiercache {
+
+class AdaptiveAdmission final : public AdmissionPolicy {
+ public:
+  struct Params {
+    // A miss returns "soon" when its block is accessed again within window * capacity accesses
+    // (an admitted block lives at least that long under LRU). Default 1.
+    double window = 1.0;
+    // Lowest share of returning misses that earns a level its slots. Default 0.2.
+    double min_return = 0.2;
+    // Assumed share of evicted blocks that come back, before evictions were measured. Default 0.25.
+    double eviction_prior = 0.25;
+    // One refused miss in this many is admitted anyway, so evictions keep being measured; 0 = none.
+    // Default 64.
+    uint32_t probe_interval = 64;
+    // Return statistics of misses are halved every miss_halving * capacity accesses, those of
+    // evictions every eviction_halving * capacity accesses. Defaults 2 and 0.5.
+    double miss_halving = 2.0;
+    double eviction_halving = 0.5;
+    // Miss counts are halved every frequency_halving * capacity misses. Default 10.
+    double frequency_halving = 10.0;
+    // 1 in 2^sample_shift blocks is followed; -1 = about 256 per capacity. Default -1.
+    int sample_shift = -1;
+  };
+
+  // Frequency levels (misses counted by the FrequencyTable): 0-1, 2, 3-4, 5-8, 9+.
+  static constexpr int kLevels = 5;
+  static int Level(uint32_t misses);
+  static uint32_t AutoSampleShift(uint32_t capacity);
+
+  AdaptiveAdmission(uint32_t capacity, const Params& params);
+  explicit AdaptiveAdmission(uint32_t capacity) : AdaptiveAdmission(capacity, Params{}) {}
+
+  const char* name() const override { return "adaptive"; }
+  void on_hit(uint64_t block, bool is_write) override;
+  bool admit(const AdmissionQuery& query) override;
+  void on_evict(uint64_t block) override;
+  uint64_t memory_size() const override;
+  // admitted, refused, probes, ghost_hits and wasted_admissions (estimated from the sample),
+  // threshold (lowest miss count admitted when full; 16 = none).
+  void visit_counters(const CounterVisitor& visit) const override;
+
+  // The bar a level's return ratio must clear, and a level's return ratio.
+  double bar() const;
+  double return_ratio(int level) const;
+
+ private:
+  // Sampled events of one kind and how many of them came back soon.
+  struct Ratio {
+    uint32_t events = 0, returns = 0;
+    double value(double prior) const;
+    void halve();
+  };
+
+  // Counts the access and resolves a pending return of `block`.
+  void observe(uint64_t block, bool hit);
+  bool level_admitted(int level) const;
+  void update_threshold();
+
+  Params params_;
+  FrequencyTable misses_;
+  ReturnTracker returns_;
+  uint64_t now_ = 0;  // accesses seen
+  uint64_t miss_period_, eviction_period_;  // accesses between halvings of the statistics
+  uint32_t sweep_steps_;  // tracker entries examined per access, to expire each within a window
+  std::array<Ratio, kLevels> levels_{};  // misses, counted when they happen
+  Ratio evictions_;  // counted when resolved (returned or expired), so young ones do not look idle
+  uint64_t admitted_ = 0, refused_ = 0, probes_ = 0, ghost_hits_ = 0, wasted_ = 0;
+  uint64_t refused_since_probe_ = 0;
+  uint32_t threshold_ = 1;
+};
+
+}  // namespace tiercache

@@ -1,0 +1,131 @@
+#include "policy/admission/adaptive_admission.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+namespace tiercache {
+namespace {
+
+constexpr uint32_t kCapacity = 256;  // window: 256 accesses; FrequencyTable: 128 entries
+constexpr uint64_t kFill = 32;       // few enough that no FrequencyTable bucket overflows
+
+std::map<std::string, uint64_t> Counters(const AdmissionPolicy& policy) {
+  std::map<std::string, uint64_t> out;
+  policy.visit_counters([&](std::string_view name, uint64_t v) { out[std::string(name)] = v; });
+  return out;
+}
+
+// Every block followed, no probes, no halving: every figure below is exact.
+AdaptiveAdmission::Params Exact() {
+  AdaptiveAdmission::Params p;
+  p.sample_shift = 0;
+  p.probe_interval = 0;
+  p.miss_halving = 1000;
+  p.eviction_halving = 1000;
+  return p;
+}
+
+bool Admit(AdaptiveAdmission& policy, uint64_t block, uint64_t used = kCapacity) {
+  return policy.admit(AdmissionQuery{block, false, used, kCapacity});
+}
+
+// Blocks 0..31 are admitted while the shard has free slots; queries after that see it full.
+void Fill(AdaptiveAdmission& policy) {
+  for (uint64_t block = 0; block < kFill; ++block) ASSERT_TRUE(Admit(policy, block, block));
+}
+
+TEST(AdaptiveAdmissionTest, LevelsFollowMissCounts) {
+  const int expected[] = {0, 0, 1, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4};
+  for (uint32_t misses = 0; misses < 16; ++misses) {
+    EXPECT_EQ(AdaptiveAdmission::Level(misses), expected[misses]) << misses;
+  }
+  EXPECT_EQ(AdaptiveAdmission::AutoSampleShift(256), 0u);
+  EXPECT_EQ(AdaptiveAdmission::AutoSampleShift(1u << 20), 12u);
+}
+
+TEST(AdaptiveAdmissionTest, RefusesOneTimeBlocksOnceFull) {
+  AdaptiveAdmission policy(kCapacity, Exact());
+  Fill(policy);
+  // 32 level-0 misses, none back: (0 + 2) / (32 + 4) < bar = prior 0.25.
+  EXPECT_DOUBLE_EQ(policy.return_ratio(0), 2.0 / 36);
+  EXPECT_DOUBLE_EQ(policy.bar(), 0.25);
+  for (uint64_t block = 1000; block < 1010; ++block) EXPECT_FALSE(Admit(policy, block));
+  EXPECT_EQ(Counters(policy), (std::map<std::string, uint64_t>{{"admitted", 32},
+                                                               {"refused", 10},
+                                                               {"probes", 0},
+                                                               {"ghost_hits", 0},
+                                                               {"wasted_admissions", 0},
+                                                               {"threshold", 2}}));
+}
+
+TEST(AdaptiveAdmissionTest, RefusedBlockComingBackIsAGhostHitAndGetsIn) {
+  AdaptiveAdmission policy(kCapacity, Exact());
+  Fill(policy);
+  for (uint64_t block = 1000; block < 1010; ++block) EXPECT_FALSE(Admit(policy, block));
+  EXPECT_TRUE(Admit(policy, 1000));  // 10 accesses later; 2 misses = level 1, no evidence yet
+  policy.on_evict(0);               // the engine makes room: block 0 was never hit
+  EXPECT_DOUBLE_EQ(policy.return_ratio(0), 3.0 / 46);  // 1000 came back
+  EXPECT_DOUBLE_EQ(policy.return_ratio(1), 2.0 / 5);    // its second miss, not back yet
+  const auto counters = Counters(policy);
+  EXPECT_EQ(counters.at("admitted"), 33u);
+  EXPECT_EQ(counters.at("ghost_hits"), 1u);
+  EXPECT_EQ(counters.at("wasted_admissions"), 1u);
+}
+
+TEST(AdaptiveAdmissionTest, AdmitsNewBlocksWhenBlocksAreReadTwice) {
+  AdaptiveAdmission policy(kCapacity, Exact());
+  Fill(policy);
+  for (uint64_t block = 0; block < kFill; ++block) policy.on_hit(block, false);
+  EXPECT_DOUBLE_EQ(policy.return_ratio(0), 34.0 / 36);
+  EXPECT_TRUE(Admit(policy, 2000));
+  policy.on_evict(0);
+  EXPECT_EQ(Counters(policy).at("wasted_admissions"), 0u);  // block 0 had its hit
+  EXPECT_EQ(Counters(policy).at("threshold"), 1u);
+}
+
+TEST(AdaptiveAdmissionTest, EvictedBlocksComingBackRaiseTheBar) {
+  AdaptiveAdmission policy(kCapacity, Exact());
+  Fill(policy);
+  for (uint64_t block = 0; block < kFill; ++block) policy.on_hit(block, false);
+  for (uint64_t block = 0; block < 8; ++block) policy.on_evict(block);
+  // The k-th to come back finds (k + 1) / (k + 4) of evictions back, against (0 + 2) / (k + 3)
+  // for its own level 1 (the earlier ones, not back yet): only the first gets in.
+  EXPECT_TRUE(Admit(policy, 0));
+  for (uint64_t block = 1; block < 8; ++block) EXPECT_FALSE(Admit(policy, block)) << block;
+  EXPECT_DOUBLE_EQ(policy.bar(), 0.75);
+  EXPECT_TRUE(Admit(policy, 5000));  // level 0 still returns 34 / 36 of the time
+  EXPECT_EQ(Counters(policy).at("threshold"), 1u);
+}
+
+TEST(AdaptiveAdmissionTest, UnreturnedEvictionsCountOnceTheirWindowPassed) {
+  AdaptiveAdmission policy(kCapacity, Exact());
+  Fill(policy);
+  for (uint64_t block = 0; block < kFill; ++block) policy.on_hit(block, false);
+  policy.on_evict(0);
+  EXPECT_DOUBLE_EQ(policy.bar(), 0.25);  // young evictions do not count yet
+  // The sweep covers the tracker once per window, so an expired event is seen within a window.
+  for (uint32_t i = 0; i < 2 * kCapacity; ++i) policy.on_hit(1, false);
+  EXPECT_DOUBLE_EQ(policy.bar(), 0.2);  // (0 + 1) / (1 + 4), at the min_return floor
+}
+
+TEST(AdaptiveAdmissionTest, ProbesAdmitOneRefusalInN) {
+  AdaptiveAdmission::Params p = Exact();
+  p.probe_interval = 4;
+  AdaptiveAdmission policy(kCapacity, p);
+  Fill(policy);
+  int admitted = 0;
+  for (uint64_t block = 1000; block < 1012; ++block) admitted += Admit(policy, block);
+  EXPECT_EQ(admitted, 3);
+  EXPECT_EQ(Counters(policy).at("probes"), 3u);
+}
+
+TEST(AdaptiveAdmissionTest, MemoryIsOneBytePerSlotPlusTheSample) {
+  AdaptiveAdmission policy(1u << 16);
+  // FrequencyTable: 32768 entries of 2 bytes; tracker: 1 in 256 blocks, 1024 entries of 8 bytes.
+  EXPECT_EQ(policy.memory_size(), 65536u + 8192u);
+}
+
+}  // namespace
+}  // namespace tiercache

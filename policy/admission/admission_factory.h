@@ -1,0 +1,22 @@
+// MakeAdmissionPolicy: builds the admission policy AdmissionOptions names, sized for one shard.
+// Returns an owned policy (one per shard); the functions themselves are thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "cachelib/common/status.h"
+#include "policy/admission/admission_options.h"
+#include "policy/admission/admission_policy.h"
+
+namespace tiercache {
+
+// InvalidArgument for an unknown name or bad options; `capacity_slots` is the shard's slot count.
+Result<std::unique_ptr<AdmissionPolicy>> MakeAdmissionPolicy(const AdmissionOptions& options,
+                                                             uint32_t capacity_slots);
+// Every name MakeAdmissionPolicy accepts: always, nhit, adaptive.
+std::vector<std::string_view> AdmissionPolicyNames();
+
+}  // namespace tiercache

@@ -1,0 +1,93 @@
+#include "policy/admission/return_tracker.h"
+
+#include <gtest/gtest.h>
+
+namespace tiercache {
+namespace {
+
+using Kind = ReturnTracker::Kind;
+
+TEST(ReturnTrackerTest, MissThatComesBackWithinTheWindow) {
+  ReturnTracker tracker(64, /*window=*/10, /*sample_shift=*/0);
+  EXPECT_EQ(tracker.on_access(5, 1, false), std::nullopt);  // never recorded
+  tracker.record_miss(5, 1, /*level=*/2, /*admitted=*/false);
+  const auto ret = tracker.on_access(5, 11, false);  // 10 accesses later: still in the window
+  ASSERT_TRUE(ret.has_value());
+  EXPECT_EQ(ret->kind, Kind::kMiss);
+  EXPECT_EQ(ret->level, 2);
+  EXPECT_EQ(tracker.on_access(5, 12, false), std::nullopt);  // resolved once
+  tracker.record_miss(6, 1, 0, false);
+  EXPECT_EQ(tracker.on_access(6, 12, false), std::nullopt);  // 11 accesses later: too late
+}
+
+TEST(ReturnTrackerTest, EvictionsAndWastedAdmissions) {
+  ReturnTracker tracker(64, 10, 0);
+  tracker.record_miss(7, 1, 1, /*admitted=*/true);
+  EXPECT_TRUE(tracker.record_eviction(7, 3));  // evicted before any hit
+  const auto ret = tracker.on_access(7, 8, false);
+  ASSERT_TRUE(ret.has_value());
+  EXPECT_EQ(ret->kind, Kind::kEviction);
+
+  tracker.record_miss(8, 1, 0, true);
+  EXPECT_EQ(tracker.on_access(8, 2, /*hit=*/true)->kind, Kind::kMiss);
+  EXPECT_FALSE(tracker.record_eviction(8, 50));  // it was hit: not wasted
+  tracker.record_miss(9, 1, 0, /*admitted=*/false);
+  EXPECT_FALSE(tracker.record_eviction(9, 2));  // refused blocks are never wasted
+}
+
+TEST(ReturnTrackerTest, UnhitOutlivesTheWindow) {
+  ReturnTracker tracker(64, 10, 0);
+  tracker.record_miss(3, 1, 0, true);
+  EXPECT_EQ(tracker.on_access(3, 100, true), std::nullopt);  // pending part long expired
+  EXPECT_FALSE(tracker.record_eviction(3, 200));             // but the hit was seen
+  tracker.record_miss(4, 1, 0, true);
+  EXPECT_TRUE(tracker.record_eviction(4, 1000));
+}
+
+TEST(ReturnTrackerTest, ExpireCountsPendingEventsPastTheWindow) {
+  ReturnTracker tracker(64, 10, 0);
+  tracker.record_miss(1, 1, 0, false);
+  tracker.record_eviction(2, 1);
+  tracker.record_eviction(3, 5);
+  tracker.record_miss(4, 1, 0, false);
+  EXPECT_TRUE(tracker.on_access(4, 2, false).has_value());  // returned: never expires
+  const auto expired = tracker.expire(12, tracker.entries());
+  EXPECT_EQ(expired.misses, 1u);
+  EXPECT_EQ(expired.evictions, 1u);  // 3 is still within its window
+  const auto later = tracker.expire(16, tracker.entries());
+  EXPECT_EQ(later.misses, 0u);
+  EXPECT_EQ(later.evictions, 1u);
+  EXPECT_EQ(tracker.expire(100, tracker.entries()).evictions, 0u);  // each counted once
+}
+
+TEST(ReturnTrackerTest, FullBucketDropsTheOldestEntry) {
+  ReturnTracker tracker(1, 1, 0);  // one bucket of 4 entries
+  ASSERT_EQ(tracker.entries(), 4u);
+  for (uint64_t block = 1; block <= 5; ++block) tracker.record_miss(block, block, 0, true);
+  EXPECT_EQ(tracker.dropped(), 1u);
+  EXPECT_FALSE(tracker.record_eviction(1, 6));  // its entry was taken by block 5
+  EXPECT_EQ(tracker.dropped(), 2u);              // and recording 1 again pushed out 2
+  EXPECT_TRUE(tracker.record_eviction(3, 7));
+}
+
+TEST(ReturnTrackerTest, SamplesAndSizesByShift) {
+  ReturnTracker all(1024, 1024, 0);
+  ReturnTracker eighth(1024, 1024, 3);
+  int sampled = 0;
+  for (uint64_t block = 0; block < 8000; ++block) {
+    EXPECT_TRUE(all.sampled(block));
+    sampled += eighth.sampled(block);
+    // Blocks outside the sample are not recorded, so they never come back.
+    EXPECT_EQ(eighth.record_miss(block, 1, 0, false), eighth.sampled(block));
+    EXPECT_EQ(eighth.on_access(block, 2, false).has_value(), eighth.sampled(block));
+  }
+  EXPECT_EQ(sampled, 991);  // about 1 in 8
+  // (capacity + window) >> shift = 256 entries may be live; room for twice that.
+  EXPECT_EQ(eighth.entries(), 512u);
+  EXPECT_EQ(eighth.memory_size(), 512u * 8);
+  EXPECT_EQ(ReturnTracker(1024, 1024, 2).entries(), 1024u);
+  EXPECT_EQ(ReturnTracker(1000, 1000, 2).entries(), 1024u);  // 1000 rounded up to 256 buckets
+}
+
+}  // namespace
+}  // namespace tiercache
