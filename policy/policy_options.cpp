@@ -1,13 +1,12 @@
 #include "policy/policy_options.h"
 
+#include "policy/admission/admission_options.h"
 #include "policy/replacement/replacement_options.h"
 
 namespace tiercache {
 
 Status PolicyOptions::validate() const {
-  if (admission != "always") {
-    return Status::InvalidArgument("unknown admission policy '" + admission + "' (always)");
-  }
+  TC_RETURN_IF_ERROR(AdmissionOptions{.name = admission}.validate());
   TC_RETURN_IF_ERROR(ReplacementOptions{.name = replacement}.validate());
   return sequential.validate();
 }

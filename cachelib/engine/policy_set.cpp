@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "cachelib/engine/shard.h"
-#include "policy/admission/always_admit.h"
+#include "policy/admission/admission_factory.h"
 #include "policy/replacement/replacement_factory.h"
 
 namespace tiercache {
@@ -15,7 +15,9 @@ Result<ShardPolicies> MakeShardPolicies(const PolicyOptions& options, uint32_t l
   auto replacement = MakeReplacementPolicy(ReplacementOptions{.name = options.replacement}, lines);
   if (!replacement.ok()) return replacement.status();
   p.replacement = std::move(replacement).value();
-  p.admission = std::make_unique<AlwaysAdmit>();
+  auto admission = MakeAdmissionPolicy(AdmissionOptions{.name = options.admission}, lines);
+  if (!admission.ok()) return admission.status();
+  p.admission = std::move(admission).value();
   return p;
 }
 

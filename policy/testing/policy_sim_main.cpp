@@ -15,7 +15,7 @@
 
 #include "policy/admission/adaptive_admission.h"
 #include "policy/admission/admission_factory.h"
-#include "policy/replacement/lru_policy.h"
+#include "policy/replacement/replacement_factory.h"
 #include "policy/testing/policy_simulator.h"
 #include "policy/testing/reference_caches.h"
 #include "policy/testing/trace_families.h"
@@ -29,10 +29,15 @@ struct ReplacementMaker {
 };
 
 // Every replacement policy of the branch; a new one is one more line here.
+// Every engine replacement policy, through the engine's own factory.
+std::unique_ptr<ReplacementPolicy> MakeNamed(const char* name, uint32_t c) {
+  return std::move(MakeReplacementPolicy(ReplacementOptions{.name = name}, c)).value();
+}
 const ReplacementMaker kReplacements[] = {
-    {"lru", [](uint32_t c) -> std::unique_ptr<ReplacementPolicy> {
-       return std::make_unique<LruPolicy>(c);
-     }},
+    {"lru", [](uint32_t c) { return MakeNamed("lru", c); }},
+    {"s3fifo", [](uint32_t c) { return MakeNamed("s3fifo", c); }},
+    {"clock", [](uint32_t c) { return MakeNamed("clock", c); }},
+    {"sieve", [](uint32_t c) { return MakeNamed("sieve", c); }},
 };
 
 struct ReferenceMaker {
