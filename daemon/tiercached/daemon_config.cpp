@@ -11,12 +11,20 @@ namespace {
 // The policy flags alone, with defaults standing in for the recorded choices: a typo is a usage
 // error before the daemon starts, not a failed open after it detached.
 Status CheckPolicyFlags(const DaemonConfig& c) {
-  PolicyOptions policies = PolicyOverridesFor(c, SequentialOptions{}).apply(PolicyOptions{});
-  if (Status s = policies.sequential.validate(); !s.ok()) {
-    return Status::InvalidArgument("--seq-cutoff: " + s.message());
+  // Each flag alone over the defaults, so the message names it.
+  const PolicyOverrides all = PolicyOverridesFor(c, SequentialOptions{});
+  PolicyOverrides admission, replacement, sequential;
+  admission.admission = all.admission;
+  replacement.replacement = all.replacement;
+  sequential.sequential = all.sequential;
+  const std::pair<const char*, const PolicyOverrides*> flags[] = {
+      {"--admission", &admission}, {"--replacement", &replacement}, {"--seq-cutoff", &sequential}};
+  for (const auto& [flag, overrides] : flags) {
+    if (Status s = overrides->apply(PolicyOptions{}).validate(); !s.ok()) {
+      return Status::InvalidArgument(std::string(flag) + ": " + s.message());
+    }
   }
-  Status s = policies.validate();
-  return s.ok() ? s : Status::InvalidArgument(s.message());
+  return Status::Ok();
 }
 
 // Adds --admission, --replacement and --seq-cutoff.
