@@ -6,6 +6,7 @@
 #include "daemon/control/control_paths.h"
 #include "daemon/control/unix_socket.h"
 #include "tools/exit_codes.h"
+#include "tools/reply_printer.h"
 #include "tools/size_parser.h"
 #include "tools/tool_devices.h"
 #include "tools/write_overlay_device.h"
@@ -24,6 +25,7 @@ void PrintReport(const CheckReport& r, const std::string& cache, std::ostream& o
       << "core:       " << info.core.path << " (" << FormatSize(info.core.size) << ", "
       << (r.core_from_superblock ? "as recorded; not opened" : "matches --core") << ")\n"
       << "mode:       " << ModeName(info.mode) << "\n"
+      << "policies:   " << DescribePolicies(PolicyOptionsToJson(info.policies)) << "\n"
       << "layout:     " << info.line_count << " lines of " << FormatSize(info.line_size)
       << ", " << layout.page_count << " metadata pages, data at " << FormatSize(info.data_offset)
       << "\n"
@@ -63,6 +65,7 @@ ControlJson ReportJson(const CheckReport& r, const std::string& cache) {
   j["lines_dirty"] = r.records.lines_dirty;
   j["dirty_sectors"] = r.records.dirty_sectors;
   j["problems"] = r.records.problems;
+  j["policies"] = PolicyOptionsToJson(r.info.policies);
   return j;
 }
 

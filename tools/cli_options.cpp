@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "tools/exit_codes.h"
+#include "tools/policy_flags.h"
 #include "tools/size_parser.h"
 
 namespace tiercache {
@@ -18,6 +19,7 @@ constexpr const char* kFooter =
 struct RawOptions {
   std::string line_size = "4K";
   std::string create_mode = "wt";
+  PolicyFlags create_policies;
   std::string new_mode;
 };
 
@@ -47,6 +49,7 @@ void AddCreate(CLI::App& app, CliOptions* o, RawOptions* raw) {
   create->add_option("--mode", raw->create_mode, "Initial cache mode (default wt)")
       ->check(CLI::IsMember(kModes));
   create->add_flag("--force", o->force, "Overwrite an existing tiercache or other data");
+  raw->create_policies.add_to(create);
 }
 
 void AddCheck(CLI::App& app, CliOptions* o) {
@@ -90,6 +93,12 @@ bool Finish(Verb verb, const RawOptions& raw, CliOptions* o, std::ostream& err) 
     }
     o->line_size = format.line_size;
     o->create_mode = ParseMode(raw.create_mode).value();
+    Result<PolicyOptions> policies = raw.create_policies.apply(PolicyOptions{});
+    if (!policies.ok()) {
+      err << "tiercache create: " << policies.status().message() << "\n";
+      return false;
+    }
+    o->policies = *policies;
   }
   if (verb == Verb::kMode && !raw.new_mode.empty()) o->new_mode = ParseMode(raw.new_mode).value();
   if (verb == Verb::kMode && o->drain && !o->new_mode) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cachelib/metadata/metadata_store.h"
+#include "policy/policy_options.h"
 
 namespace tiercache {
 
@@ -22,6 +23,7 @@ struct CliOptions {
   std::string core;     // --core HDD (create; optional for check)
   uint32_t line_size = 4096;  // create --line-size, validated by FormatOptions
   CacheMode create_mode = CacheMode::kWriteThrough;  // create --mode
+  PolicyOptions policies;  // create --admission, --replacement, --seq-cutoff (PolicyFlags)
   std::optional<CacheMode> new_mode;  // mode verb; absent: report the current mode
   bool force = false;   // create --force
   bool drain = false;   // mode --drain

@@ -76,6 +76,91 @@ TEST(CliOptionsTest, LineSizeErrorsAreUsageErrors) {
   EXPECT_EQ(largest.options().line_size, 1u << 20);
 }
 
+TEST(CliOptionsTest, CreatePolicyFlags) {
+  Parse p({"create", "--cache", "/a", "--core", "/b", "--admission", "always", "--replacement",
+           "lru", "--seq-cutoff", "1M"});
+  ASSERT_TRUE(p.ran()) << p.err.str();
+  EXPECT_EQ(p.options().policies.admission, "always");
+  EXPECT_EQ(p.options().policies.replacement, "lru");
+  EXPECT_TRUE(p.options().policies.sequential.enabled);
+  EXPECT_EQ(p.options().policies.sequential.read_cutoff_bytes, 1u << 20);
+  EXPECT_EQ(p.options().policies.sequential.write_cutoff_bytes, 1u << 20);
+  EXPECT_EQ(p.options().policies.sequential.streams, 64u);
+
+  Parse defaults({"create", "--cache", "/a", "--core", "/b"});
+  ASSERT_TRUE(defaults.ran());
+  EXPECT_EQ(defaults.options().policies, PolicyOptions{});
+
+  Parse split({"create", "--cache", "/a", "--core", "/b", "--seq-cutoff", "8M",
+               "--seq-write-cutoff", "64K", "--replacement", "sieve"});
+  ASSERT_TRUE(split.ran()) << split.err.str();
+  EXPECT_EQ(split.options().policies.replacement, "sieve");
+  EXPECT_EQ(split.options().policies.sequential.read_cutoff_bytes, 8u << 20);
+  EXPECT_EQ(split.options().policies.sequential.write_cutoff_bytes, 64u << 10);
+
+  Parse read_only({"create", "--cache", "/a", "--core", "/b", "--seq-read-cutoff", "12K"});
+  ASSERT_TRUE(read_only.ran()) << read_only.err.str();
+  EXPECT_EQ(read_only.options().policies.sequential.read_cutoff_bytes, 12u << 10);
+  EXPECT_EQ(read_only.options().policies.sequential.write_cutoff_bytes, 4u << 20);
+}
+
+TEST(CliOptionsTest, SeqCutoffZeroTurnsSequentialBypassOff) {
+  Parse off({"create", "--cache", "/a", "--core", "/b", "--seq-cutoff", "0"});
+  ASSERT_TRUE(off.ran()) << off.err.str();
+  EXPECT_FALSE(off.options().policies.sequential.enabled);
+  EXPECT_EQ(off.options().policies.sequential.read_cutoff_bytes, 0u);
+  EXPECT_EQ(off.options().policies.sequential.write_cutoff_bytes, 0u);
+  Parse both({"create", "--cache", "/a", "--core", "/b", "--seq-read-cutoff", "0",
+              "--seq-write-cutoff", "0"});
+  ASSERT_TRUE(both.ran()) << both.err.str();
+  EXPECT_FALSE(both.options().policies.sequential.enabled);
+
+  Parse one({"create", "--cache", "/a", "--core", "/b", "--seq-write-cutoff", "0"});
+  EXPECT_FALSE(one.ran());
+  EXPECT_EQ(one.result.exit_code, kExitUsage);
+  EXPECT_EQ(one.err.str(),
+            "tiercache create: --seq-write-cutoff: 0 (off) applies to both directions only; use "
+            "--seq-cutoff 0 to turn sequential bypass off\n");
+  Parse reopened({"create", "--cache", "/a", "--core", "/b", "--seq-cutoff", "0",
+                  "--seq-read-cutoff", "1M"});
+  EXPECT_EQ(reopened.result.exit_code, kExitUsage);
+  EXPECT_EQ(reopened.err.str(),
+            "tiercache create: --seq-cutoff: 0 (off) applies to both directions only; use "
+            "--seq-cutoff 0 to turn sequential bypass off\n");
+}
+
+TEST(CliOptionsTest, PolicyFlagErrorsAreUsageErrorsQuotingThePolicies) {
+  const std::pair<std::vector<std::string>, std::string> cases[] = {
+      {{"--admission", "nhitt"},
+       "tiercache create: --admission: unknown admission policy 'nhitt' (always)\n"},
+      {{"--replacement", "arc"},
+       "tiercache create: --replacement: unknown replacement policy 'arc' (lru, clock, s3fifo, "
+       "sieve)\n"},
+      {{"--replacement", "a-name-longer-than-sixteen-bytes"},
+       "tiercache create: --replacement: unknown replacement policy "
+       "'a-name-longer-than-sixteen-bytes' (lru, clock, s3fifo, sieve)\n"},
+      {{"--seq-cutoff", "1000"},
+       "tiercache create: --seq-cutoff: read_cutoff_bytes must be a multiple of 4096 and >= "
+       "4096\n"},
+      {{"--seq-write-cutoff", "6K"},
+       "tiercache create: --seq-write-cutoff: write_cutoff_bytes must be a multiple of 4096 and "
+       ">= 4096\n"},
+      {{"--seq-read-cutoff", "1X"},
+       "tiercache create: --seq-read-cutoff: invalid size '1X': unknown suffix 'X' (use K, M, G "
+       "or T; powers of 1024)\n"},
+  };
+  for (const auto& [flags, message] : cases) {
+    std::vector<std::string> args = {"create", "--cache", "/a", "--core", "/b"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    Parse p(args);
+    EXPECT_FALSE(p.ran()) << flags[0];
+    EXPECT_EQ(p.result.exit_code, kExitUsage) << flags[0];
+    EXPECT_EQ(p.err.str(), message);
+  }
+  Parse not_for_status({"status", "--replacement", "lru"});
+  EXPECT_EQ(not_for_status.result.exit_code, kExitUsage);
+}
+
 TEST(CliOptionsTest, CreateRejectsUnknownMode) {
   Parse p({"create", "--cache", "/a", "--core", "/b", "--mode", "wo"});
   EXPECT_FALSE(p.ran());
@@ -161,6 +246,10 @@ TEST(CliOptionsTest, HelpExitsZero) {
   Parse verb_help({"create", "--help"});
   EXPECT_EQ(verb_help.result.exit_code, kExitOk);
   EXPECT_NE(verb_help.out.str().find("--line-size"), std::string::npos);
+  for (const char* flag : {"--admission", "--replacement", "--seq-cutoff", "--seq-read-cutoff",
+                           "--seq-write-cutoff", "lru, clock, s3fifo, sieve; default s3fifo"}) {
+    EXPECT_NE(verb_help.out.str().find(flag), std::string::npos) << flag;
+  }
 }
 
 }  // namespace

@@ -80,6 +80,9 @@ ControlStatus SampleStatus() {
   s.superblock.line_size = 65536;
   s.superblock.line_count = 16000;
   s.superblock.was_clean_shutdown = true;
+  s.policies.replacement = "lru";
+  s.policies.sequential.read_cutoff_bytes = 1 << 20;
+  s.policies.sequential.write_cutoff_bytes = 1 << 20;
   return s;
 }
 
@@ -90,6 +93,9 @@ TEST_F(ControlCommandsTest, StatusForHumans) {
   c.lines_used = 4000;
   c.lines_dirty = 16;
   target_.set_counters(c);
+  PolicyReport report;
+  report.index_bytes = 204800;
+  target_.set_policy_report(report);
   start_server();
   EXPECT_EQ(run(RunStatus), kExitOk) << err_.str();
   EXPECT_EQ(out_.str(),
@@ -98,6 +104,8 @@ TEST_F(ControlCommandsTest, StatusForHumans) {
             "core:       /dev/sdb (4 TiB)\n"
             "export:     /run/tiercache/nvme0n1p2.sock\n"
             "mode:       wb\n"
+            "policies:   admission always, replacement lru, sequential cutoff 1 MiB, index 200 "
+            "KiB of RAM\n"
             "line size:  64 KiB\n"
             "lines:      16000 total, 4000 used (25.0%), 16 dirty (0.1%)\n"
             "uuid:       a0a1a2a3-a4a5-a6a7-a8a9-aaabacadaeaf\n"
@@ -117,7 +125,9 @@ TEST_F(ControlCommandsTest, StatusAsJsonIsTheDaemonReply) {
             R"("cache_size":1073741824,"core_size":4398046511104,)"
             R"("uuid":"a0a1a2a3-a4a5-a6a7-a8a9-aaabacadaeaf","format_version":1,)"
             R"("line_size":65536,"line_count":16000,"lines_used":0,"lines_dirty":0,)"
-            R"("clean_shutdown_at_open":true}})"
+            R"("clean_shutdown_at_open":true,"policies":{"admission":"always",)"
+            R"("replacement":"lru","sequential":{"enabled":true,"read_cutoff_bytes":1048576,)"
+            R"("write_cutoff_bytes":1048576,"streams":64},"index_bytes":0}}})"
             "\n");
 }
 
@@ -130,6 +140,10 @@ TEST_F(ControlCommandsTest, StatsForHumans) {
   c.write_misses = 30;
   c.read_bypasses = 5;
   c.write_bypasses = 6;
+  c.read_hit_bytes = 3ull << 20;
+  c.read_miss_bytes = 1ull << 20;
+  c.write_hit_bytes = 0;
+  c.write_miss_bytes = 8192;
   c.bytes_read_ssd = 3ull << 20;
   c.bytes_written_ssd = 1536 * 1024;
   c.bytes_read_core = 4096;
@@ -146,18 +160,48 @@ TEST_F(ControlCommandsTest, StatsForHumans) {
   c.discards = 3;
   c.write_zeroes = 4;
   target_.set_counters(c);
+  PolicyReport report;
+  report.admission_counters = {{"admitted", 259}, {"refused", 0}};
+  report.replacement_counters = {{"ghost_hits", 5}, {"small_evictions", 3}};
+  report.sequential_counters = {{"bypassed_read_bytes", 3ull << 20},
+                                {"bypassed_write_bytes", 0},
+                                {"bypassed_read_requests", 3},
+                                {"bypassed_write_requests", 0},
+                                {"streams_tracked", 7}};
+  target_.set_policy_report(report);
   start_server();
   EXPECT_EQ(run(RunStats), kExitOk) << err_.str();
   EXPECT_EQ(out_.str(),
             "reads:      750 hits, 50 partial hits, 200 misses (hit ratio 75.0%)\n"
             "writes:     10 hits, 30 misses (hit ratio 25.0%)\n"
+            "byte hits:  3 MiB of 4 MiB read (75.0%), 0 B of 8 KiB written (0.0%)\n"
             "bypassed:   5 reads, 6 writes\n"
             "ssd:        3 MiB read, 1.5 MiB written\n"
             "core:       4 KiB read, 0 B written\n"
             "lines:      16000 total, 900 used, 12 dirty (40 dirty sectors)\n"
             "cleaning:   7 evictions, 8 cleaner writes, 9 lines cleaned\n"
             "requests:   2 flushes, 3 discards, 4 write-zeroes\n"
-            "errors:     1\n");
+            "errors:     1\n"
+            "admission:  259 admitted, 0 refused\n"
+            "replacement: 5 ghost hits, 3 small evictions\n"
+            "sequential: bypassed 3 MiB read (3 requests), 0 B written (0 requests); 7 streams "
+            "tracked\n");
+}
+
+TEST_F(ControlCommandsTest, StatsOfPoliciesWithoutCountersAndUnknownSequentialCounters) {
+  PolicyReport report;
+  report.sequential_counters = {{"bypassed_read_bytes", 4096}, {"streams_tracked", 1},
+                                {"stream_merges", 2}};
+  target_.set_policy_report(report);
+  start_server();
+  EXPECT_EQ(run(RunStats), kExitOk) << err_.str();
+  std::string out = out_.str();
+  EXPECT_EQ(out.substr(out.find("errors:")),
+            "errors:     0\n"
+            "admission:  no counters\n"
+            "replacement: no counters\n"
+            "sequential: bypassed 4 KiB read (0 requests), 0 B written (0 requests); 1 streams "
+            "tracked; 2 stream merges\n");
 }
 
 TEST_F(ControlCommandsTest, StatsWithoutTrafficShowsDashes) {

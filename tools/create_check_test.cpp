@@ -184,7 +184,9 @@ TEST_F(CreateCheckVerbTest, CreateThenCheck) {
   std::string out = out_.str();
   EXPECT_EQ(out.substr(0, out.find("uuid:")),
             "created a tiercache on " + ssd_ + " (4 MiB) for " + core_ + " (64 MiB)\n");
-  EXPECT_NE(out.find("mode:       wt\nlines:      63 of 64 KiB (3.9 MiB of cache)\n"
+  EXPECT_NE(out.find("mode:       wt\n"
+                     "policies:   admission always, replacement s3fifo, sequential cutoff 4 MiB\n"
+                     "lines:      63 of 64 KiB (3.9 MiB of cache)\n"
                      "start with: tiercached --cache " + ssd_ + " --core " + core_ + "\n"),
             std::string::npos)
       << out;
@@ -193,7 +195,9 @@ TEST_F(CreateCheckVerbTest, CreateThenCheck) {
   out = out_.str();
   EXPECT_NE(out.find("core:       " + core_ + " (64 MiB, as recorded; not opened)\n"),
             std::string::npos) << out;
-  EXPECT_NE(out.find("layout:     63 lines of 64 KiB, 1 metadata pages, data at 64 KiB\n"
+  EXPECT_NE(out.find("mode:       wt\n"
+                     "policies:   admission always, replacement s3fifo, sequential cutoff 4 MiB\n"
+                     "layout:     63 lines of 64 KiB, 1 metadata pages, data at 64 KiB\n"
                      "shutdown:   clean\n"
                      "lines:      0 used, 0 dirty (0 dirty sectors, 0 B)\n"
                      "result:     OK\n"),
@@ -204,8 +208,53 @@ TEST_F(CreateCheckVerbTest, CreateThenCheck) {
   ASSERT_EQ(run(RunCheck, with_core, /*json=*/true), kExitOk) << err_.str();
   EXPECT_NE(out_.str().find("\"mode\":\"wt\",\"line_size\":65536,\"line_count\":63,"
                             "\"clean_shutdown\":true,\"lines_used\":0,\"lines_dirty\":0,"
-                            "\"dirty_sectors\":0,\"problems\":[]}\n"),
+                            "\"dirty_sectors\":0,\"problems\":[],\"policies\":{"
+                            "\"admission\":\"always\",\"replacement\":\"s3fifo\","
+                            "\"sequential\":{\"enabled\":true,\"read_cutoff_bytes\":4194304,"
+                            "\"write_cutoff_bytes\":4194304,\"streams\":64}}}\n"),
             std::string::npos) << out_.str();
+}
+
+TEST_F(CreateCheckVerbTest, CreateRecordsThePoliciesAndCheckShowsThem) {
+  CliOptions o = create_options();
+  o.policies.replacement = "lru";
+  o.policies.sequential.read_cutoff_bytes = 1 << 20;
+  o.policies.sequential.write_cutoff_bytes = 2 << 20;
+  o.policies.sequential.streams = 16;
+  ASSERT_EQ(run(RunCreate, o, /*json=*/true), kExitOk) << err_.str();
+  std::string out = out_.str();
+  EXPECT_EQ(out.substr(out.find(",\"data_offset\"")),
+            ",\"data_offset\":65536,\"policies\":{\"admission\":\"always\",\"replacement\":\"lru\","
+            "\"sequential\":{\"enabled\":true,\"read_cutoff_bytes\":1048576,"
+            "\"write_cutoff_bytes\":2097152,\"streams\":16}}}\n");
+  ASSERT_EQ(run(RunCheck, check_options()), kExitOk) << err_.str();
+  EXPECT_NE(out_.str().find("mode:       wt\n"
+                            "policies:   admission always, replacement lru, sequential cutoff "
+                            "1 MiB reads, 2 MiB writes\n"),
+            std::string::npos) << out_.str();
+
+  CliOptions off = create_options();
+  off.force = true;
+  off.policies.sequential.enabled = false;
+  off.policies.sequential.read_cutoff_bytes = 0;
+  off.policies.sequential.write_cutoff_bytes = 0;
+  ASSERT_EQ(run(RunCreate, off), kExitOk) << err_.str();
+  EXPECT_NE(out_.str().find("policies:   admission always, replacement s3fifo, sequential cutoff "
+                            "off\n"),
+            std::string::npos) << out_.str();
+  ASSERT_EQ(run(RunCheck, check_options(), /*json=*/true), kExitOk) << err_.str();
+  EXPECT_NE(out_.str().find("\"sequential\":{\"enabled\":false,\"read_cutoff_bytes\":0,"
+                            "\"write_cutoff_bytes\":0,\"streams\":64}"),
+            std::string::npos) << out_.str();
+}
+
+TEST_F(CreateCheckVerbTest, CreateRefusesAnUnknownPolicyWithTheEnginesMessage) {
+  CliOptions o = create_options();
+  o.policies.replacement = "arc";
+  EXPECT_EQ(run(RunCreate, o), kExitFailed);
+  EXPECT_EQ(err_.str(), "tiercache create: unknown replacement policy 'arc' (lru, clock, s3fifo, "
+                        "sieve)\n");
+  EXPECT_EQ(run(RunCheck, check_options()), kExitFailed);  // nothing was written
 }
 
 TEST_F(CreateCheckVerbTest, RelativePathsAreRecordedAbsolute) {

@@ -8,6 +8,7 @@
 #include "daemon/control/control_paths.h"
 #include "daemon/control/unix_socket.h"
 #include "tools/exit_codes.h"
+#include "tools/reply_printer.h"
 #include "tools/size_parser.h"
 #include "cachelib/device/instance_lock.h"
 #include "tools/tool_devices.h"
@@ -47,12 +48,14 @@ void PrintCreated(const CliOptions& o, const Superblock& sb, uint64_t ssd_size, 
     j["line_size"] = sb.layout.line_size;
     j["line_count"] = sb.layout.line_count;
     j["data_offset"] = sb.layout.data_offset;
+    j["policies"] = PolicyOptionsToJson(sb.policies);
     return PrintJsonLine(io, j);
   }
   io.out << "created a tiercache on " << o.cache << " (" << FormatSize(ssd_size) << ") for "
          << sb.core.path << " (" << FormatSize(sb.core.size) << ")\n"
          << "uuid:       " << FormatUuid(sb.uuid) << "\n"
          << "mode:       " << ModeName(sb.mode) << "\n"
+         << "policies:   " << DescribePolicies(PolicyOptionsToJson(sb.policies)) << "\n"
          << "lines:      " << sb.layout.line_count << " of " << FormatSize(sb.layout.line_size)
          << " (" << FormatSize(sb.layout.line_count * sb.layout.line_size) << " of cache)\n"
          << "start with: tiercached --cache " << o.cache << " --core " << o.core << "\n";
@@ -101,6 +104,7 @@ int RunCreate(const CliOptions& given, CommandIo& io) {
   options.line_size = o.line_size;
   options.mode = o.create_mode;
   options.force = o.force;
+  options.policies = o.policies;
   Result<LoadedSuperblock> sb = FormatCache(**runner, **ssd, *core, options);
   if (!sb.ok()) return fail(sb.status());
   PrintCreated(o, sb->sb, (*ssd)->size(), io);

@@ -11,13 +11,61 @@ namespace {
 // The counters PrintStats places itself; anything else is printed as "name: value".
 const std::set<std::string> kKnownCounters = {
     "read_hits",      "read_partial_hits", "read_misses",     "write_hits",
-    "write_misses",   "read_bypasses",     "write_bypasses",  "bytes_read_ssd",
+    "write_misses",   "read_bypasses",     "write_bypasses",  "read_hit_bytes",
+    "read_miss_bytes", "write_hit_bytes",  "write_miss_bytes", "bytes_read_ssd",
     "bytes_written_ssd", "bytes_read_core", "bytes_written_core", "lines_total",
     "lines_used",     "lines_dirty",       "dirty_sectors",   "evictions",
     "cleaner_writes", "cleaned_lines",     "errors",          "flushes",
-    "discards",       "write_zeroes"};
+    "discards",       "write_zeroes",      "policy_counters"};
+
+// The sequential counters the "sequential:" line words itself.
+const std::set<std::string> kSequentialCounters = {
+    "bypassed_read_bytes", "bypassed_write_bytes", "bypassed_read_requests",
+    "bypassed_write_requests", "streams_tracked"};
 
 std::string N(uint64_t v) { return std::to_string(v); }
+
+// "12 admitted, 0 refused": every counter of `object` but `skip`, as "value name words".
+std::string CounterList(const ControlJson& object, const std::set<std::string>& skip = {}) {
+  std::string text;
+  if (!object.is_object()) return text;
+  for (const auto& item : object.items()) {
+    if (skip.count(item.key()) != 0) continue;
+    std::string words = item.key();
+    for (char& ch : words) ch = ch == '_' ? ' ' : ch;
+    text += (text.empty() ? "" : ", ") + N(JsonU64(object, item.key().c_str())) + " " + words;
+  }
+  return text;
+}
+
+// The policy lines of `tiercache stats`; none for a daemon that sends no policy counters.
+void PrintPolicyCounters(const ControlJson& counters, std::ostream& out) {
+  if (!counters.is_object()) return;
+  auto list = [](const ControlJson& object) {
+    std::string text = CounterList(object);
+    return text.empty() ? "no counters" : text;
+  };
+  ControlJson seq = counters.value("sequential", ControlJson::object());
+  auto v = [&seq](const char* key) { return JsonU64(seq, key); };
+  std::string extra = CounterList(seq, kSequentialCounters);
+  out << "admission:  " << list(counters.value("admission", ControlJson::object())) << "\n"
+      << "replacement: " << list(counters.value("replacement", ControlJson::object())) << "\n"
+      << "sequential: bypassed " << FormatSize(v("bypassed_read_bytes")) << " read ("
+      << N(v("bypassed_read_requests")) << " requests), " << FormatSize(v("bypassed_write_bytes"))
+      << " written (" << N(v("bypassed_write_requests")) << " requests); "
+      << N(v("streams_tracked")) << " streams tracked" << (extra.empty() ? "" : "; " + extra)
+      << "\n";
+}
+
+// "1 MiB", "1 MiB reads, 4 MiB writes" or "off".
+std::string DescribeCutoffs(const ControlJson& seq) {
+  auto enabled = seq.is_object() ? seq.find("enabled") : seq.end();
+  if (enabled != seq.end() && enabled->is_boolean() && !enabled->get<bool>()) return "off";
+  uint64_t read = JsonU64(seq, "read_cutoff_bytes");
+  uint64_t write = JsonU64(seq, "write_cutoff_bytes");
+  if (read == write) return FormatSize(read);
+  return FormatSize(read) + " reads, " + FormatSize(write) + " writes";
+}
 
 }  // namespace
 
@@ -49,6 +97,12 @@ void PrintStatus(const ControlJson& s, std::ostream& out) {
   std::string exported = JsonString(s, "export", "");
   auto clean_it = s.is_object() ? s.find("clean_shutdown_at_open") : s.end();
   bool clean = clean_it != s.end() && clean_it->is_boolean() && clean_it->get<bool>();
+  // An older tiercached sends no policies: no line then.
+  std::string policies;
+  auto policies_it = s.is_object() ? s.find("policies") : s.end();
+  if (policies_it != s.end() && policies_it->is_object()) {
+    policies = "policies:   " + DescribePolicies(*policies_it) + "\n";
+  }
   out << "state:      " << JsonString(s, "state") << " (pid " << JsonU64(s, "pid") << ", up "
       << JsonU64(s, "uptime_seconds") << " s)\n"
       << "cache:      " << JsonString(s, "cache") << " (" << FormatSize(JsonU64(s, "cache_size"))
@@ -57,6 +111,7 @@ void PrintStatus(const ControlJson& s, std::ostream& out) {
       << ")\n"
       << "export:     " << (exported.empty() ? "none" : exported) << "\n"
       << "mode:       " << JsonString(s, "mode") << "\n"
+      << policies
       << "line size:  " << FormatSize(JsonU64(s, "line_size")) << "\n"
       << "lines:      " << lines << " total, " << used << " used (" << Percent(used, lines)
       << "), " << dirty << " dirty (" << Percent(dirty, lines) << ")\n"
@@ -65,15 +120,32 @@ void PrintStatus(const ControlJson& s, std::ostream& out) {
       << (clean ? "clean" : "unclean (dirty lines recovered)") << "\n";
 }
 
+std::string DescribePolicies(const ControlJson& p) {
+  std::string text = "admission " + JsonString(p, "admission") + ", replacement " +
+                     JsonString(p, "replacement") + ", sequential cutoff " +
+                     DescribeCutoffs(p.is_object() ? p.value("sequential", ControlJson())
+                                                   : ControlJson());
+  if (p.is_object() && p.contains("index_bytes")) {
+    text += ", index " + FormatSize(JsonU64(p, "index_bytes")) + " of RAM";
+  }
+  return text;
+}
+
 void PrintStats(const ControlJson& c, std::ostream& out) {
   auto v = [&c](const char* key) { return JsonU64(c, key); };
   uint64_t reads = v("read_hits") + v("read_partial_hits") + v("read_misses");
   uint64_t writes = v("write_hits") + v("write_misses");
+  uint64_t read_bytes = v("read_hit_bytes") + v("read_miss_bytes");
+  uint64_t write_bytes = v("write_hit_bytes") + v("write_miss_bytes");
   out << "reads:      " << N(v("read_hits")) << " hits, " << N(v("read_partial_hits"))
       << " partial hits, " << N(v("read_misses")) << " misses (hit ratio "
       << Percent(v("read_hits"), reads) << ")\n"
       << "writes:     " << N(v("write_hits")) << " hits, " << N(v("write_misses"))
       << " misses (hit ratio " << Percent(v("write_hits"), writes) << ")\n"
+      << "byte hits:  " << FormatSize(v("read_hit_bytes")) << " of " << FormatSize(read_bytes)
+      << " read (" << Percent(v("read_hit_bytes"), read_bytes) << "), "
+      << FormatSize(v("write_hit_bytes")) << " of " << FormatSize(write_bytes) << " written ("
+      << Percent(v("write_hit_bytes"), write_bytes) << ")\n"
       << "bypassed:   " << N(v("read_bypasses")) << " reads, " << N(v("write_bypasses"))
       << " writes\n"
       << "ssd:        " << FormatSize(v("bytes_read_ssd")) << " read, "
@@ -88,6 +160,7 @@ void PrintStats(const ControlJson& c, std::ostream& out) {
       << N(v("write_zeroes")) << " write-zeroes\n"
       << "errors:     " << N(v("errors")) << "\n";
   if (!c.is_object()) return;
+  PrintPolicyCounters(c.value("policy_counters", ControlJson()), out);
   for (const auto& item : c.items()) {
     if (kKnownCounters.count(item.key()) == 0) {
       out << item.key() << ": " << ToLine(item.value());  // ToLine ends with '\n'

@@ -21,6 +21,9 @@ std::string JsonString(const ControlJson& object, const char* key,
 void PrintStatus(const ControlJson& status, std::ostream& out);
 // The "stats" object of a stats reply; counters this version does not know are listed at the end.
 void PrintStats(const ControlJson& stats, std::ostream& out);
+// One line for a "policies" object (PolicyOptionsToJson, with "index_bytes" in a status):
+// "admission always, replacement lru, sequential cutoff 1 MiB, index 200 KiB of RAM".
+std::string DescribePolicies(const ControlJson& policies);
 // "12.5%" (one decimal) of part/whole; "-" when whole is 0.
 std::string Percent(uint64_t part, uint64_t whole);
 

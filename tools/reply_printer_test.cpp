@@ -37,6 +37,60 @@ TEST(ReplyPrinterTest, MistypedFieldsPrintAsDefaults) {
   EXPECT_NE(not_object.str().find("errors:     0\n"), std::string::npos);
 }
 
+TEST(ReplyPrinterTest, DescribePolicies) {
+  EXPECT_EQ(DescribePolicies(ControlJson::parse(
+                R"({"admission":"always","replacement":"clock","sequential":{"enabled":true,)"
+                R"("read_cutoff_bytes":1048576,"write_cutoff_bytes":1048576,"streams":64},)"
+                R"("index_bytes":1572864})")),
+            "admission always, replacement clock, sequential cutoff 1 MiB, index 1.5 MiB of RAM");
+  EXPECT_EQ(DescribePolicies(ControlJson::parse(
+                R"({"admission":"always","replacement":"lru","sequential":{"enabled":true,)"
+                R"("read_cutoff_bytes":65536,"write_cutoff_bytes":8388608}})")),
+            "admission always, replacement lru, sequential cutoff 64 KiB reads, 8 MiB writes");
+  EXPECT_EQ(DescribePolicies(ControlJson::parse(
+                R"({"admission":"always","replacement":"sieve","sequential":{"enabled":false,)"
+                R"("read_cutoff_bytes":0,"write_cutoff_bytes":0}})")),
+            "admission always, replacement sieve, sequential cutoff off");
+  EXPECT_EQ(DescribePolicies(ControlJson::parse(R"({"admission":7,"sequential":[]})")),
+            "admission ?, replacement ?, sequential cutoff 0 B");
+  EXPECT_EQ(DescribePolicies(ControlJson::array()),
+            "admission ?, replacement ?, sequential cutoff 0 B");
+}
+
+TEST(ReplyPrinterTest, StatusShowsThePoliciesAfterTheMode) {
+  ControlJson status = ControlJson::parse(
+      R"({"mode":"wt","policies":{"admission":"always","replacement":"s3fifo",)"
+      R"("sequential":{"enabled":true,"read_cutoff_bytes":4194304,)"
+      R"("write_cutoff_bytes":4194304,"streams":64},"index_bytes":13107200}})");
+  std::ostringstream out;
+  PrintStatus(status, out);
+  EXPECT_NE(out.str().find("mode:       wt\n"
+                           "policies:   admission always, replacement s3fifo, sequential cutoff "
+                           "4 MiB, index 12.5 MiB of RAM\n"
+                           "line size:  0 B\n"),
+            std::string::npos) << out.str();
+  std::ostringstream mistyped;
+  PrintStatus(ControlJson::parse(R"({"mode":"wt","policies":"lru"})"), mistyped);
+  EXPECT_EQ(mistyped.str().find("policies:"), std::string::npos) << mistyped.str();
+}
+
+TEST(ReplyPrinterTest, StatsByteHitRatioAndMistypedPolicyCounters) {
+  ControlJson stats = ControlJson::parse(
+      R"({"read_hit_bytes":1024,"read_miss_bytes":3072,"write_miss_bytes":512,)"
+      R"("policy_counters":{"admission":[1],"replacement":{"hand_moves":"x"},"sequential":3}})");
+  std::ostringstream out;
+  PrintStats(stats, out);
+  std::string text = out.str();
+  EXPECT_NE(text.find("byte hits:  1 KiB of 4 KiB read (25.0%), 0 B of 512 B written (0.0%)\n"),
+            std::string::npos) << text;
+  EXPECT_EQ(text.substr(text.find("errors:")),
+            "errors:     0\n"
+            "admission:  no counters\n"
+            "replacement: 0 hand moves\n"
+            "sequential: bypassed 0 B read (0 requests), 0 B written (0 requests); 0 streams "
+            "tracked\n");
+}
+
 TEST(ReplyPrinterTest, Percentages) {
   EXPECT_EQ(Percent(1, 3), "33.3%");
   EXPECT_EQ(Percent(0, 0), "-");

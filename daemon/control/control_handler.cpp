@@ -37,13 +37,15 @@ ControlTarget::DoneCallback ControlHandler::on_loop(std::function<void(Status)> 
 
 void ControlHandler::status(const Emit& emit) {
   ControlJson response = OkResponse();
-  response["status"] = StatusToJson(target_.status(), target_.mode(), target_.counters());
+  response["status"] = StatusToJson(target_.status(), target_.mode(), target_.counters(),
+                                    target_.policy_report().index_bytes);
   emit(response, true);
 }
 
 void ControlHandler::stats(const Emit& emit) {
   ControlJson response = OkResponse();
   response["stats"] = CountersToJson(target_.counters());
+  response["stats"]["policy_counters"] = PolicyCountersToJson(target_.policy_report());
   emit(response, true);
 }
 

@@ -27,6 +27,10 @@ json CountersToJson(const CacheCounters& c) {
   j["write_misses"] = c.write_misses;
   j["read_bypasses"] = c.read_bypasses;
   j["write_bypasses"] = c.write_bypasses;
+  j["read_hit_bytes"] = c.read_hit_bytes;
+  j["read_miss_bytes"] = c.read_miss_bytes;
+  j["write_hit_bytes"] = c.write_hit_bytes;
+  j["write_miss_bytes"] = c.write_miss_bytes;
   j["bytes_read_ssd"] = c.bytes_read_ssd;
   j["bytes_written_ssd"] = c.bytes_written_ssd;
   j["bytes_read_core"] = c.bytes_read_core;
@@ -45,6 +49,32 @@ json CountersToJson(const CacheCounters& c) {
   return j;
 }
 
+json PolicyCountersToJson(const PolicyReport& report) {
+  auto object = [](const PolicyReport::Counters& counters) {
+    json j = json::object();
+    for (const auto& [name, value] : counters) j[name] = value;
+    return j;
+  };
+  json j = json::object();
+  j["admission"] = object(report.admission_counters);
+  j["replacement"] = object(report.replacement_counters);
+  j["sequential"] = object(report.sequential_counters);
+  return j;
+}
+
+json PolicyOptionsToJson(const PolicyOptions& p) {
+  json sequential = json::object();
+  sequential["enabled"] = p.sequential.enabled;
+  sequential["read_cutoff_bytes"] = p.sequential.read_cutoff_bytes;
+  sequential["write_cutoff_bytes"] = p.sequential.write_cutoff_bytes;
+  sequential["streams"] = p.sequential.streams;
+  json j = json::object();
+  j["admission"] = p.admission;
+  j["replacement"] = p.replacement;
+  j["sequential"] = std::move(sequential);
+  return j;
+}
+
 std::string FormatUuid(const std::array<uint8_t, 16>& uuid) {
   std::string out;
   char hex[3];
@@ -56,7 +86,8 @@ std::string FormatUuid(const std::array<uint8_t, 16>& uuid) {
   return out;
 }
 
-json StatusToJson(const ControlStatus& s, CacheMode mode, const CacheCounters& counters) {
+json StatusToJson(const ControlStatus& s, CacheMode mode, const CacheCounters& counters,
+                  uint64_t index_bytes) {
   const SuperblockInfo& sb = s.superblock;
   json j = json::object();
   j["state"] = s.state;
@@ -75,6 +106,8 @@ json StatusToJson(const ControlStatus& s, CacheMode mode, const CacheCounters& c
   j["lines_used"] = counters.lines_used;
   j["lines_dirty"] = counters.lines_dirty;
   j["clean_shutdown_at_open"] = sb.was_clean_shutdown;
+  j["policies"] = PolicyOptionsToJson(s.policies);
+  j["policies"]["index_bytes"] = index_bytes;
   return j;
 }
 

@@ -25,9 +25,15 @@ ControlJson ErrorResponse(const Status& status);
 ControlJson ProgressResponse(uint64_t remaining_dirty_lines);
 // Every CacheCounters field under its own name ("read_hits", ...), in declaration order.
 ControlJson CountersToJson(const CacheCounters& counters);
-// The status object: ControlStatus fields plus the current mode and the occupancy counters.
+// {"admission":{...},"replacement":{...},"sequential":{...}}: each policy's counters by name.
+ControlJson PolicyCountersToJson(const PolicyReport& report);
+// {"admission":NAME,"replacement":NAME,"sequential":{"enabled","read_cutoff_bytes",
+// "write_cutoff_bytes","streams"}}: the policies of a cache (status, create, check).
+ControlJson PolicyOptionsToJson(const PolicyOptions& policies);
+// The status object: ControlStatus fields plus the current mode, the occupancy counters and the
+// policies in use with `index_bytes`, the RAM of the line index and policies.
 ControlJson StatusToJson(const ControlStatus& status, CacheMode mode,
-                            const CacheCounters& counters);
+                         const CacheCounters& counters, uint64_t index_bytes);
 // "0123abcd-...": the 8-4-4-4-12 hex form.
 std::string FormatUuid(const std::array<uint8_t, 16>& uuid);
 // One protocol line: compact JSON plus '\n'. Invalid UTF-8 in strings is replaced, never thrown.

@@ -125,6 +125,10 @@ ControlStatus SampleStatus() {
   s.superblock.line_size = 65536;
   s.superblock.line_count = 16000;
   s.superblock.was_clean_shutdown = true;
+  s.policies.replacement = "sieve";
+  s.policies.sequential.read_cutoff_bytes = 1 << 20;
+  s.policies.sequential.write_cutoff_bytes = 2 << 20;
+  s.policies.sequential.streams = 32;
   return s;
 }
 
@@ -135,6 +139,9 @@ TEST_F(ControlServerTest, StatusReportsEveryField) {
   c.lines_used = 900;
   c.lines_dirty = 12;
   target_.set_counters(c);
+  PolicyReport report;
+  report.index_bytes = 204800;
+  target_.set_policy_report(report);
   ASSERT_TRUE(start_server().ok());
   LineClient client(path_);
   EXPECT_EQ(client.call(R"({"cmd":"status"})"),
@@ -143,30 +150,70 @@ TEST_F(ControlServerTest, StatusReportsEveryField) {
             R"("export":"/run/tiercache/nvme0n1p2.sock","mode":"wb","cache_size":1073741824,)"
             R"("core_size":4398046511104,"uuid":"10111213-1415-1617-1819-1a1b1c1d1e1f",)"
             R"("format_version":1,"line_size":65536,"line_count":16000,"lines_used":900,)"
-            R"("lines_dirty":12,"clean_shutdown_at_open":true}})");
+            R"("lines_dirty":12,"clean_shutdown_at_open":true,)"
+            R"("policies":{"admission":"always","replacement":"sieve",)"
+            R"("sequential":{"enabled":true,"read_cutoff_bytes":1048576,)"
+            R"("write_cutoff_bytes":2097152,"streams":32},"index_bytes":204800}}})");
+}
+
+TEST_F(ControlServerTest, StatusReportsSequentialBypassOff) {
+  ControlStatus s = SampleStatus();
+  s.policies = PolicyOptions{};
+  s.policies.sequential.enabled = false;
+  target_.set_status(s);
+  ASSERT_TRUE(start_server().ok());
+  LineClient client(path_);
+  std::string reply = client.call(R"({"cmd":"status"})");
+  EXPECT_EQ(reply.substr(reply.find(R"("policies")")),
+            R"("policies":{"admission":"always","replacement":"s3fifo",)"
+            R"("sequential":{"enabled":false,"read_cutoff_bytes":4194304,)"
+            R"("write_cutoff_bytes":4194304,"streams":64},"index_bytes":0}}})");
 }
 
 TEST_F(ControlServerTest, StatsReportsEveryCounterInOrder) {
   CacheCounters c;
   uint64_t v = 1;
   for (uint64_t* f : {&c.read_hits, &c.read_partial_hits, &c.read_misses, &c.write_hits,
-                      &c.write_misses, &c.read_bypasses, &c.write_bypasses, &c.bytes_read_ssd,
-                      &c.bytes_written_ssd, &c.bytes_read_core, &c.bytes_written_core,
+                      &c.write_misses, &c.read_bypasses, &c.write_bypasses, &c.read_hit_bytes,
+                      &c.read_miss_bytes, &c.write_hit_bytes, &c.write_miss_bytes,
+                      &c.bytes_read_ssd, &c.bytes_written_ssd, &c.bytes_read_core,
+                      &c.bytes_written_core,
                       &c.lines_total, &c.lines_used, &c.lines_dirty, &c.dirty_sectors,
                       &c.evictions, &c.cleaner_writes, &c.cleaned_lines, &c.errors, &c.flushes,
                       &c.discards, &c.write_zeroes}) {
     *f = v++;
   }
   target_.set_counters(c);
+  PolicyReport report;
+  report.admission = "always";
+  report.replacement = "s3fifo";
+  report.admission_counters = {{"admitted", 30}, {"refused", 0}};
+  report.replacement_counters = {{"ghost_hits", 31}, {"small_evictions", 32}};
+  report.sequential_counters = {{"bypassed_read_bytes", 33}, {"bypassed_write_bytes", 34}};
+  report.index_bytes = 35;
+  target_.set_policy_report(report);
   ASSERT_TRUE(start_server().ok());
   LineClient client(path_);
   EXPECT_EQ(client.call(R"({"cmd":"stats"})"),
             R"({"ok":true,"stats":{"read_hits":1,"read_partial_hits":2,"read_misses":3,)"
             R"("write_hits":4,"write_misses":5,"read_bypasses":6,"write_bypasses":7,)"
-            R"("bytes_read_ssd":8,"bytes_written_ssd":9,"bytes_read_core":10,)"
-            R"("bytes_written_core":11,"lines_total":12,"lines_used":13,"lines_dirty":14,)"
-            R"("dirty_sectors":15,"evictions":16,"cleaner_writes":17,"cleaned_lines":18,)"
-            R"("errors":19,"flushes":20,"discards":21,"write_zeroes":22}})");
+            R"("read_hit_bytes":8,"read_miss_bytes":9,"write_hit_bytes":10,)"
+            R"("write_miss_bytes":11,"bytes_read_ssd":12,"bytes_written_ssd":13,)"
+            R"("bytes_read_core":14,"bytes_written_core":15,"lines_total":16,"lines_used":17,)"
+            R"("lines_dirty":18,"dirty_sectors":19,"evictions":20,"cleaner_writes":21,)"
+            R"("cleaned_lines":22,"errors":23,"flushes":24,"discards":25,"write_zeroes":26,)"
+            R"("policy_counters":{"admission":{"admitted":30,"refused":0},)"
+            R"("replacement":{"ghost_hits":31,"small_evictions":32},)"
+            R"("sequential":{"bypassed_read_bytes":33,"bypassed_write_bytes":34}}}})");
+}
+
+TEST_F(ControlServerTest, StatsWithPoliciesWithoutCountersSendsEmptyObjects) {
+  ASSERT_TRUE(start_server().ok());
+  LineClient client(path_);
+  std::string reply = client.call(R"({"cmd":"stats"})");
+  EXPECT_EQ(reply.substr(reply.find(R"("write_zeroes")")),
+            R"("write_zeroes":0,"policy_counters":{"admission":{},"replacement":{},)"
+            R"("sequential":{}}}})");
 }
 
 TEST_F(ControlServerTest, ModeQueryAndSwitch) {

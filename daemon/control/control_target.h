@@ -25,6 +25,9 @@ struct ControlStatus {
   uint64_t cache_size = 0;        // bytes of the SSD device
   uint64_t core_size = 0;         // bytes of the HDD device = size of the exported device
   SuperblockInfo superblock;      // as loaded at open (uuid, line size, line count, ...)
+  // The policies in use: those recorded at create (superblock.policies) with the daemon's
+  // overrides (tiercached --admission, --replacement, --seq-cutoff) applied.
+  PolicyOptions policies;
 };
 
 class ControlTarget {
@@ -39,6 +42,8 @@ class ControlTarget {
   virtual ControlStatus status() const = 0;
   virtual CacheCounters counters() const = 0;
   virtual CacheMode mode() const = 0;
+  // Policy names, their counters summed over shards, and the RAM of the line index.
+  virtual PolicyReport policy_report() const = 0;
 
   // Switches the cache mode (Cache::set_mode). done runs exactly once.
   virtual void set_mode(CacheMode mode, bool drain, DoneCallback done) = 0;

@@ -19,7 +19,7 @@ struct CacheService::Devices {
   CoreIdentity core_id;
 };
 
-Result<std::string> RecordedCorePath(const std::string& cache_path) {
+Result<Superblock> RecordedSuperblock(const std::string& cache_path) {
   int fd = open(cache_path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Status::FromErrno(errno, "open " + cache_path);
   std::vector<std::byte> area(format::kSuperblockAreaSize);
@@ -30,16 +30,20 @@ Result<std::string> RecordedCorePath(const std::string& cache_path) {
   if (size_t(n) < area.size()) return Status::NotFound(cache_path + ": too small to be a cache");
   auto sb = LoadSuperblock(area, cache_path);
   if (!sb.ok()) return sb.status();
-  return sb->sb.core.path;
+  return sb->sb;
 }
 
 Result<std::unique_ptr<CacheService>> CacheService::Open(const DaemonConfig& config_in,
                                                          LoopThread& main_loop) {
   DaemonConfig config = config_in;
-  if (config.core_path.empty()) {
-    auto recorded = RecordedCorePath(config.cache_path);
+  // The superblock gives the default core and the sequential options --seq-cutoff adjusts;
+  // without a need for it, Cache::Open is the one to explain a missing or damaged superblock.
+  SequentialOptions recorded_sequential;
+  if (config.core_path.empty() || config.seq_cutoff_bytes) {
+    auto recorded = RecordedSuperblock(config.cache_path);
     if (!recorded.ok()) return recorded.status();
-    config.core_path = *recorded;
+    if (config.core_path.empty()) config.core_path = recorded->core.path;
+    recorded_sequential = recorded->policies.sequential;
   }
   auto devices = std::make_unique<Devices>();
   auto core_id = IdentifyCore(config.core_path);
@@ -52,6 +56,7 @@ Result<std::unique_ptr<CacheService>> CacheService::Open(const DaemonConfig& con
   std::unique_ptr<CacheService> service(new CacheService(config, main_loop, std::move(devices)));
   CacheOptions options;
   options.background_loop = &main_loop.loop();
+  options.policies = PolicyOverridesFor(config, recorded_sequential);
   std::promise<Result<std::unique_ptr<Cache>>> opened;
   main_loop.loop().post([&] {
     Cache::Open(service->devices_->ssd.top(), service->devices_->core.top(),
@@ -61,6 +66,7 @@ Result<std::unique_ptr<CacheService>> CacheService::Open(const DaemonConfig& con
   auto cache = opened.get_future().get();
   if (!cache.ok()) return cache.status();
   service->cache_ = std::move(cache).value();
+  service->policies_ = options.policies.apply(service->cache_->info().policies);
   return service;
 }
 
@@ -94,6 +100,7 @@ ControlStatus CacheService::status() const {
   s.cache_size = devices_->ssd.top().size();
   s.core_size = devices_->core.top().size();
   s.superblock = cache_->info();
+  s.policies = policies_;
   return s;
 }
 

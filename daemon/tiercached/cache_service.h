@@ -10,6 +10,7 @@
 
 #include "cachelib/common/epoll_event_loop.h"
 #include "cachelib/engine/cache.h"
+#include "cachelib/metadata/superblock.h"
 #include "daemon/control/control_target.h"
 #include "daemon/tiercached/daemon_config.h"
 
@@ -32,6 +33,7 @@ class CacheService final : public ControlTarget {
   ControlStatus status() const override;
   CacheCounters counters() const override { return cache_->counters(); }
   CacheMode mode() const override { return cache_->mode(); }
+  PolicyReport policy_report() const override { return cache_->policy_report(); }
   void set_mode(CacheMode mode, bool drain, DoneCallback done) override;
   void clean_all(ProgressCallback progress, DoneCallback done) override;
   void stop(DoneCallback done) override;
@@ -46,11 +48,12 @@ class CacheService final : public ControlTarget {
   std::unique_ptr<Cache> cache_;
   std::function<void(DoneCallback)> shutdown_;
   std::string export_path_;
+  PolicyOptions policies_;  // in use: the recorded ones with the daemon's overrides
   Nanos started_;
   std::atomic<bool> stopping_{false};
 };
 
-// The core path recorded in the superblock of the cache at `cache_path`.
-Result<std::string> RecordedCorePath(const std::string& cache_path);
+// The superblock of the cache at `cache_path` (core path, policies, ...), as recorded.
+Result<Superblock> RecordedSuperblock(const std::string& cache_path);
 
 }  // namespace tiercache

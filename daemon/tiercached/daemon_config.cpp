@@ -3,8 +3,61 @@
 #include <CLI/CLI.hpp>
 
 #include "daemon/control/control_paths.h"
+#include "policy/replacement/replacement_factory.h"
 
 namespace tiercache {
+namespace {
+
+// The policy flags alone, with defaults standing in for the recorded choices: a typo is a usage
+// error before the daemon starts, not a failed open after it detached.
+Status CheckPolicyFlags(const DaemonConfig& c) {
+  // Each flag alone over the defaults, so the message names it.
+  const PolicyOverrides all = PolicyOverridesFor(c, SequentialOptions{});
+  PolicyOverrides admission, replacement, sequential;
+  admission.admission = all.admission;
+  replacement.replacement = all.replacement;
+  sequential.sequential = all.sequential;
+  const std::pair<const char*, const PolicyOverrides*> flags[] = {
+      {"--admission", &admission}, {"--replacement", &replacement}, {"--seq-cutoff", &sequential}};
+  for (const auto& [flag, overrides] : flags) {
+    if (Status s = overrides->apply(PolicyOptions{}).validate(); !s.ok()) {
+      return Status::InvalidArgument(std::string(flag) + ": " + s.message());
+    }
+  }
+  return Status::Ok();
+}
+
+// Adds --admission, --replacement and --seq-cutoff.
+void AddPolicyOptions(CLI::App& app, DaemonConfig* c) {
+  std::string replacements;
+  for (std::string_view name : ReplacementPolicyNames()) {
+    replacements += (replacements.empty() ? "" : ", ") + std::string(name);
+  }
+  app.add_option("--admission", c->admission,
+                 "admission policy to run instead of the one recorded at create");
+  app.add_option("--replacement", c->replacement,
+                 "replacement policy to run instead of the one recorded at create (" +
+                     replacements + ")");
+  app.add_option_function<uint64_t>(
+         "--seq-cutoff", [c](const uint64_t& bytes) { c->seq_cutoff_bytes = bytes; },
+         "sequential bypass cutoff to run with instead of the recorded one, e.g. 4M (0: off)")
+      ->transform(CLI::AsSizeValue(/*kb_is_1000=*/false));
+}
+
+}  // namespace
+
+PolicyOverrides PolicyOverridesFor(const DaemonConfig& c, const SequentialOptions& recorded) {
+  PolicyOverrides o;
+  if (!c.admission.empty()) o.admission = c.admission;
+  if (!c.replacement.empty()) o.replacement = c.replacement;
+  if (c.seq_cutoff_bytes) {
+    SequentialOptions& seq = o.sequential.emplace(recorded);
+    seq.enabled = *c.seq_cutoff_bytes > 0;
+    seq.read_cutoff_bytes = *c.seq_cutoff_bytes;
+    seq.write_cutoff_bytes = *c.seq_cutoff_bytes;
+  }
+  return o;
+}
 
 Result<DaemonConfig> ParseDaemonConfig(int argc, char** argv) {
   DaemonConfig c;
@@ -36,6 +89,7 @@ Result<DaemonConfig> ParseDaemonConfig(int argc, char** argv) {
       ->check(CLI::Range(1, 4096));
   app.add_option("--ublk-recover", c.ublk_recover,
                  "reattach to /dev/ublkbN left by a killed tiercached (user recovery)");
+  AddPolicyOptions(app, &c);
   app.set_version_flag("--version", "tiercached 0.1.0");
   try {
     app.parse(argc, argv);
@@ -48,6 +102,7 @@ Result<DaemonConfig> ParseDaemonConfig(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return Status::InvalidArgument(e.what());
   }
+  TC_RETURN_IF_ERROR(CheckPolicyFlags(c));
   if (c.ublk_recover >= 0) c.ublk = true;
   if (c.socket_path.empty()) c.socket_path = DefaultExportPath(c.cache_path);
   if (c.control_path.empty()) c.control_path = DefaultControlPath(c.cache_path);

@@ -1,9 +1,12 @@
 // DaemonConfig: tiercached's command line, parsed and validated (CLI11). Plain value type.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "cachelib/common/status.h"
+#include "policy/policy_options.h"
 
 namespace tiercache {
 
@@ -32,7 +35,15 @@ struct DaemonConfig {
   unsigned ublk_queues = 1;   // --queues N: ublk hardware queues (one thread each)
   unsigned ublk_depth = 64;   // --depth N: requests in flight per queue
   int ublk_recover = -1;      // --ublk-recover N: reattach to /dev/ublkbN after a crash
+  // Policies to run instead of those `tiercache create` recorded (the superblock keeps its own).
+  std::string admission;      // --admission NAME; empty: as recorded
+  std::string replacement;    // --replacement NAME; empty: as recorded
+  std::optional<uint64_t> seq_cutoff_bytes;  // --seq-cutoff SIZE, both directions; 0: off
 };
+
+// The policy flags of `config` as overrides of the recorded choices. --seq-cutoff changes only
+// the cutoffs (and on/off) of `recorded`, the sequential options the superblock holds.
+PolicyOverrides PolicyOverridesFor(const DaemonConfig& config, const SequentialOptions& recorded);
 
 // Parses argv. On --help/--version prints and returns NotFound with an empty message (exit 0);
 // on a usage error returns InvalidArgument with CLI11's message (exit 2).

@@ -28,6 +28,11 @@ void FakeControlTarget::set_current_mode(CacheMode mode) {
   mode_ = mode;
 }
 
+void FakeControlTarget::set_policy_report(const PolicyReport& report) {
+  std::lock_guard lock(mu_);
+  policy_report_ = report;
+}
+
 void FakeControlTarget::set_completion(Completion completion) {
   std::lock_guard lock(mu_);
   completion_ = completion;
@@ -104,6 +109,11 @@ CacheCounters FakeControlTarget::counters() const {
 CacheMode FakeControlTarget::mode() const {
   std::lock_guard lock(mu_);
   return mode_;
+}
+
+PolicyReport FakeControlTarget::policy_report() const {
+  std::lock_guard lock(mu_);
+  return policy_report_;
 }
 
 void FakeControlTarget::set_mode(CacheMode mode, bool drain, DoneCallback done) {

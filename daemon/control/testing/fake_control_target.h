@@ -29,6 +29,7 @@ class FakeControlTarget final : public ControlTarget {
   void set_status(const ControlStatus& status);
   void set_counters(const CacheCounters& counters);
   void set_current_mode(CacheMode mode);
+  void set_policy_report(const PolicyReport& report);
   void set_completion(Completion completion);
   // The outcome of the next asynchronous calls (default OK).
   void set_result(Status status);
@@ -49,6 +50,7 @@ class FakeControlTarget final : public ControlTarget {
   ControlStatus status() const override;
   CacheCounters counters() const override;
   CacheMode mode() const override;
+  PolicyReport policy_report() const override;
   void set_mode(CacheMode mode, bool drain, DoneCallback done) override;
   void clean_all(ProgressCallback progress, DoneCallback done) override;
   void stop(DoneCallback done) override;
@@ -63,6 +65,7 @@ class FakeControlTarget final : public ControlTarget {
   ControlStatus status_;
   CacheCounters counters_;
   CacheMode mode_ = CacheMode::kWriteThrough;
+  PolicyReport policy_report_;
   Completion completion_ = Completion::kInline;
   Status result_;
   std::vector<uint64_t> flush_progress_;

@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# Policies end to end: `tiercache create` records --admission, --replacement and --seq-cutoff;
+# tiercached runs them, `tiercache status` reports them and `tiercache stats` counts what they
+# did (exact values for a known request sequence: a 4 MiB sequential read in 1 MiB requests at a
+# 1 MiB cutoff, then 4 KiB re-reads); `tiercache check` shows what was recorded; tiercached's own
+# flags override it for one run only; unknown names are usage errors of create and tiercached.
+set -euo pipefail
+source "$(dirname "$0")/../functions.sh"
+requires nbdsh --version
+requires jq --version
+
+K=4096
+M=$((1 << 20))
+
+cd "$TEST_TMP"
+
+# Runs CMD, expecting exit status STATUS and exactly MESSAGE on stderr.
+expect_usage_error() {  # STATUS MESSAGE CMD...
+  local status="$1" message="$2" out rc=0
+  shift 2
+  out="$("$@" 2>&1 >/dev/null)" || rc=$?
+  [ "$rc" = "$status" ] || fail "$*: exit $rc, expected $status: $out"
+  [ "$out" = "$message" ] || fail "$*: said '$out', expected '$message'"
+}
+
+# Asserts that jq FILTER applied to JSON gives EXPECTED.
+expect_json() {  # JSON FILTER EXPECTED
+  local got
+  got="$(jq -c "$2" <<<"$1")" || fail "jq $2 on: $1"
+  [ "$got" = "$3" ] || fail "$2 = $got, expected $3"
+}
+
+# Reads LENGTH bytes at each OFFSET through the daemon's NBD socket, one request each, in order.
+read_each() {  # LENGTH OFFSET...
+  local length="$1"
+  shift
+  nbdsh -u "$TC_URI" -c "
+for offset in [$(IFS=,; echo "$*")]:
+    h.pread($length, offset)
+" || fail "nbdsh reads of $length bytes at $*"
+}
+
+# Writes LENGTH zero bytes at each OFFSET, one request each, in order.
+write_each() {  # LENGTH OFFSET...
+  local length="$1"
+  shift
+  nbdsh -u "$TC_URI" -c "
+for offset in [$(IFS=,; echo "$*")]:
+    h.pwrite(bytearray($length), offset)
+" || fail "nbdsh writes of $length bytes at $*"
+}
+
+# --- unknown names are usage errors -----------------------------------------------------
+truncate -s 64M ssd.img
+truncate -s 256M hdd.img
+expect_usage_error 2 \
+    "tiercache create: --replacement: unknown replacement policy 'nope' (lru, clock, s3fifo, sieve)" \
+    "$TIERCACHE_CLI" create --cache ssd.img --core hdd.img --replacement nope
+expect_usage_error 2 "tiercache create: --admission: unknown admission policy 'nope' (always)" \
+    "$TIERCACHE_CLI" create --cache ssd.img --core hdd.img --admission nope
+
+make_cache ssd.img 64M hdd.img 256M --admission always --replacement lru --seq-cutoff 1M
+requires test -x "$TIERCACHED"
+expect_usage_error 2 \
+    "tiercached: --replacement: unknown replacement policy 'nope' (lru, clock, s3fifo, sieve)
+Run tiercached --help for usage." \
+    "$TIERCACHED" --cache ssd.img --foreground --replacement nope
+expect_usage_error 2 \
+    "tiercached: --seq-cutoff: read_cutoff_bytes must be a multiple of 4096 and >= 4096
+Run tiercached --help for usage." \
+    "$TIERCACHED" --cache ssd.img --foreground --seq-cutoff 5000
+
+# --- the recorded policies run -----------------------------------------------------------
+start_tiercached ssd.img
+status="$(tc_cli status --json)" || fail "tiercache status --json"
+expect_json "$status" .status.policies.admission '"always"'
+expect_json "$status" .status.policies.replacement '"lru"'
+expect_json "$status" .status.policies.sequential \
+    '{"enabled":true,"read_cutoff_bytes":1048576,"write_cutoff_bytes":1048576,"streams":64}'
+lines="$(jq .status.line_count <<<"$status")"
+index="$(jq .status.policies.index_bytes <<<"$status")"
+# The line index and policies take RAM, but well under 32 bytes per 4 KiB line.
+[ "$index" -gt 0 ] && [ "$index" -lt $((32 * lines)) ] ||
+    fail "index_bytes $index for $lines lines"
+tc_cli status | grep -qx "policies:   admission always, replacement lru, sequential cutoff 1 MiB, index .* of RAM" ||
+    fail "no policies line in: $(tc_cli status)"
+
+# A sequential read of 4 MiB in 1 MiB requests: the first request brings its stream to the
+# cutoff and is cached (256 lines admitted); the other three bypass the cache. Then three 4 KiB
+# reads in the bypassed part: misses, each the start of a new stream, so they are cached.
+read_each $M 0 $M $((2 * M)) $((3 * M))
+cold="$((M + 384 * K)) $((2 * M + 8 * K)) $((3 * M + 512 * K))"
+# shellcheck disable=SC2086
+read_each $K $cold
+# A read fills the cache after its reply, under the line's shared lock; a write to the line waits
+# for that lock. Writing the first MiB and the three blocks (write hits, each a new write stream)
+# makes the re-reads below hits however slow the fills are.
+write_each $M 0
+# shellcheck disable=SC2086
+write_each $K $cold
+# 4 KiB re-reads, three in the first MiB and the three blocks again: hits.
+# shellcheck disable=SC2086
+read_each $K $((3 * K)) $((100 * K)) $((255 * K)) $cold
+
+stats="$(tc_cli stats --json)" || fail "tiercache stats --json"
+expect_json "$stats" '.stats | [.read_hits, .read_partial_hits, .read_misses, .read_bypasses]' \
+    '[6,0,4,3]'
+expect_json "$stats" '.stats | [.read_hit_bytes, .read_miss_bytes]' \
+    "[$((6 * K)),$((4 * M + 3 * K))]"
+expect_json "$stats" '.stats | [.write_hits, .write_misses, .write_bypasses]' '[4,0,0]'
+expect_json "$stats" '.stats | [.write_hit_bytes, .write_miss_bytes]' "[$((M + 3 * K)),0]"
+# SSD writes: the fills (1 MiB + 3 blocks) and the writes (the same again); wt writes the core too.
+expect_json "$stats" '.stats | [.bytes_read_ssd, .bytes_written_ssd]' \
+    "[$((6 * K)),$((2 * M + 6 * K))]"
+expect_json "$stats" '.stats | [.bytes_read_core, .bytes_written_core]' \
+    "[$((4 * M + 3 * K)),$((M + 3 * K))]"
+expect_json "$stats" '.stats | [.lines_used, .evictions, .errors]' '[259,0,0]'
+# Streams: 1 + 3 + 3 reads (each re-read continues its block's stream), 1 + 3 writes.
+expect_json "$stats" .stats.policy_counters \
+    '{"admission":{"admitted":259,"refused":0},"replacement":{},"sequential":{"bypassed_read_bytes":3145728,"bypassed_write_bytes":0,"bypassed_read_requests":3,"bypassed_write_requests":0,"streams_tracked":11}}'
+human="$(tc_cli stats)" || fail "tiercache stats"
+for line in "byte hits:  24 KiB of 4.0 MiB read (0.6%), 1.0 MiB of 1.0 MiB written (100.0%)" \
+            "admission:  259 admitted, 0 refused" \
+            "replacement: no counters" \
+            "sequential: bypassed 3 MiB read (3 requests), 0 B written (0 requests); 11 streams tracked"; do
+  grep -qxF "$line" <<<"$human" || fail "no line '$line' in: $human"
+done
+stop_tiercached
+
+# check shows what create recorded.
+check="$("$TIERCACHE_CLI" check --cache ssd.img --json)" || fail "tiercache check"
+expect_json "$check" .policies \
+    '{"admission":"always","replacement":"lru","sequential":{"enabled":true,"read_cutoff_bytes":1048576,"write_cutoff_bytes":1048576,"streams":64}}'
+
+# --- tiercached flags override the recorded policies for one run -------------------------
+start_tiercached ssd.img --replacement clock
+status="$(tc_cli status --json)" || fail "tiercache status --json"
+expect_json "$status" '.status.policies | [.admission, .replacement, .sequential.read_cutoff_bytes]' \
+    '["always","clock",1048576]'
+# Warm restart under clock: the six blocks are hits again; clock keeps no counters.
+# shellcheck disable=SC2086
+read_each $K $((3 * K)) $((100 * K)) $((255 * K)) $cold
+expect_json "$(tc_cli stats --json)" \
+    '.stats | [.read_hits, .read_misses, .lines_used, .policy_counters.replacement]' '[6,0,259,{}]'
+stop_tiercached
+
+start_tiercached ssd.img --seq-cutoff 0
+status="$(tc_cli status --json)" || fail "tiercache status --json"
+expect_json "$status" '.status.policies | [.replacement, .sequential]' \
+    '["lru",{"enabled":false,"read_cutoff_bytes":0,"write_cutoff_bytes":0,"streams":64}]'
+tc_cli status | grep -qx "policies:   admission always, replacement lru, sequential cutoff off, index .* of RAM" ||
+    fail "no policies line in: $(tc_cli status)"
+# Without sequential bypass no request of a sequential read bypasses the cache.
+read_each $M $((8 * M)) $((9 * M)) $((10 * M)) $((11 * M))
+expect_json "$(tc_cli stats --json)" \
+    '.stats | [.read_misses, .read_bypasses, .policy_counters.sequential.bypassed_read_bytes]' \
+    '[4,0,0]'
+stop_tiercached
+
+# All 4 MiB were cached (closing waits for the fills); the superblock still holds what create
+# recorded.
+check="$("$TIERCACHE_CLI" check --cache ssd.img --json)" || fail "tiercache check"
+expect_json "$check" '.lines_used' $((259 + 1024))
+expect_json "$check" '.policies | [.replacement, .sequential.enabled, .sequential.read_cutoff_bytes]' \
+    '["lru",true,1048576]'
+echo "PASS: $0"
