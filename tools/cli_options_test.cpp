@@ -132,7 +132,7 @@ TEST(CliOptionsTest, SeqCutoffZeroTurnsSequentialBypassOff) {
 TEST(CliOptionsTest, PolicyFlagErrorsAreUsageErrorsQuotingThePolicies) {
   const std::pair<std::vector<std::string>, std::string> cases[] = {
       {{"--admission", "nhitt"},
-       "tiercache create: --admission: unknown admission policy 'nhitt' (always)\n"},
+       "tiercache create: --admission: unknown admission policy 'nhitt' (always, nhit, adaptive)\n"},
       {{"--replacement", "arc"},
        "tiercache create: --replacement: unknown replacement policy 'arc' (lru, clock, s3fifo, "
        "sieve)\n"},

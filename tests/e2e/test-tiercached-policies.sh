@@ -56,7 +56,7 @@ truncate -s 256M hdd.img
 expect_usage_error 2 \
     "tiercache create: --replacement: unknown replacement policy 'nope' (lru, clock, s3fifo, sieve)" \
     "$TIERCACHE_CLI" create --cache ssd.img --core hdd.img --replacement nope
-expect_usage_error 2 "tiercache create: --admission: unknown admission policy 'nope' (always)" \
+expect_usage_error 2 "tiercache create: --admission: unknown admission policy 'nope' (always, nhit, adaptive)" \
     "$TIERCACHE_CLI" create --cache ssd.img --core hdd.img --admission nope
 
 make_cache ssd.img 64M hdd.img 256M --admission always --replacement lru --seq-cutoff 1M
