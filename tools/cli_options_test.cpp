@@ -247,7 +247,7 @@ TEST(CliOptionsTest, HelpExitsZero) {
   EXPECT_EQ(verb_help.result.exit_code, kExitOk);
   EXPECT_NE(verb_help.out.str().find("--line-size"), std::string::npos);
   for (const char* flag : {"--admission", "--replacement", "--seq-cutoff", "--seq-read-cutoff",
-                           "--seq-write-cutoff", "lru, clock, s3fifo, sieve; default s3fifo"}) {
+                           "--seq-write-cutoff", "lru, clock, s3fifo, sieve; default clock"}) {
     EXPECT_NE(verb_help.out.str().find(flag), std::string::npos) << flag;
   }
 }

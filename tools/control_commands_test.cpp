@@ -104,7 +104,7 @@ TEST_F(ControlCommandsTest, StatusForHumans) {
             "core:       /dev/sdb (4 TiB)\n"
             "export:     /run/tiercache/nvme0n1p2.sock\n"
             "mode:       wb\n"
-            "policies:   admission always, replacement lru, sequential cutoff 1 MiB, index 200 "
+            "policies:   admission adaptive, replacement lru, sequential cutoff 1 MiB, index 200 "
             "KiB of RAM\n"
             "line size:  64 KiB\n"
             "lines:      16000 total, 4000 used (25.0%), 16 dirty (0.1%)\n"
@@ -125,7 +125,7 @@ TEST_F(ControlCommandsTest, StatusAsJsonIsTheDaemonReply) {
             R"("cache_size":1073741824,"core_size":4398046511104,)"
             R"("uuid":"a0a1a2a3-a4a5-a6a7-a8a9-aaabacadaeaf","format_version":1,)"
             R"("line_size":65536,"line_count":16000,"lines_used":0,"lines_dirty":0,)"
-            R"("clean_shutdown_at_open":true,"policies":{"admission":"always",)"
+            R"("clean_shutdown_at_open":true,"policies":{"admission":"adaptive",)"
             R"("replacement":"lru","sequential":{"enabled":true,"read_cutoff_bytes":1048576,)"
             R"("write_cutoff_bytes":1048576,"streams":64},"index_bytes":0}}})"
             "\n");

@@ -256,8 +256,15 @@ TEST_F(CacheTest, WrongCoreIsRefused) {
   EXPECT_EQ(r.status().code(), Status::Code::kInvalidArgument) << r.status().ToString();
 }
 
+// Admission "always", so the one-time scan below must evict (adaptive admission would refuse it:
+// see OneTimeScanIsRefusedOnceFullByDefault).
 TEST_F(CacheTest, EvictsCleanLinesWhenFullAndStaysCorrect) {
-  Make(CacheMode::kWriteThrough, 2 << 20, 64 << 20);
+  h = std::make_unique<CacheHarness>(2 << 20, 64 << 20, Mode(CacheMode::kWriteThrough), [] {
+    CacheOptions o = Deterministic();
+    o.policies.admission = "always";
+    return o;
+  }());
+  h->open();
   const uint64_t lines = C().lines_total;
   ASSERT_GT(lines, 8u);
   auto data = Pattern(17, 0, 64 << 20);
@@ -268,6 +275,28 @@ TEST_F(CacheTest, EvictsCleanLinesWhenFullAndStaysCorrect) {
   }
   EXPECT_GE(C().evictions, lines - 4 * 4);  // shards fill unevenly
   EXPECT_LE(C().lines_used, lines);
+}
+
+// The default adaptive admission fills free lines, then refuses blocks read only once: a scan of
+// twice the cache evicts nothing and keeps what was cached first.
+TEST_F(CacheTest, OneTimeScanIsRefusedOnceFullByDefault) {
+  Make(CacheMode::kWriteThrough, 2 << 20, 64 << 20);
+  const uint64_t lines = C().lines_total;
+  auto data = Pattern(17, 0, 64 << 20);
+  h->core_mem.write_now(0, data);
+  for (uint64_t i = 0; i < 2 * lines; ++i) {
+    EXPECT_EQ(Read(i * kLine, kLine),
+              std::vector<std::byte>(data.begin() + i * kLine, data.begin() + (i + 1) * kLine));
+  }
+  h->loop.run_until_idle();
+  EXPECT_EQ(C().evictions, 0u);
+  uint64_t admitted = 0, refused = 0;
+  for (const auto& [name, value] : h->cache->policy_report().admission_counters) {
+    if (name == "admitted") admitted = value;
+    if (name == "refused") refused = value;
+  }
+  EXPECT_EQ(admitted, C().lines_used);
+  EXPECT_EQ(admitted + refused, 2 * lines * (kLine / 4096));
 }
 
 TEST_F(CacheTest, ReadMissRacingWriteNeverInstallsStaleData) {

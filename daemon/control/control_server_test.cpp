@@ -151,7 +151,7 @@ TEST_F(ControlServerTest, StatusReportsEveryField) {
             R"("core_size":4398046511104,"uuid":"10111213-1415-1617-1819-1a1b1c1d1e1f",)"
             R"("format_version":1,"line_size":65536,"line_count":16000,"lines_used":900,)"
             R"("lines_dirty":12,"clean_shutdown_at_open":true,)"
-            R"("policies":{"admission":"always","replacement":"sieve",)"
+            R"("policies":{"admission":"adaptive","replacement":"sieve",)"
             R"("sequential":{"enabled":true,"read_cutoff_bytes":1048576,)"
             R"("write_cutoff_bytes":2097152,"streams":32},"index_bytes":204800}}})");
 }
@@ -165,7 +165,7 @@ TEST_F(ControlServerTest, StatusReportsSequentialBypassOff) {
   LineClient client(path_);
   std::string reply = client.call(R"({"cmd":"status"})");
   EXPECT_EQ(reply.substr(reply.find(R"("policies")")),
-            R"("policies":{"admission":"always","replacement":"s3fifo",)"
+            R"("policies":{"admission":"adaptive","replacement":"clock",)"
             R"("sequential":{"enabled":false,"read_cutoff_bytes":4194304,)"
             R"("write_cutoff_bytes":4194304,"streams":64},"index_bytes":0}}})");
 }

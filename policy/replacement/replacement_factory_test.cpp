@@ -18,7 +18,7 @@ TEST(ReplacementFactoryTest, BuildsEveryNamedPolicy) {
     ASSERT_TRUE(policy.ok()) << name;
     EXPECT_EQ(std::string_view((*policy)->name()), name);
   }
-  EXPECT_EQ(ReplacementOptions().name, "s3fifo");
+  EXPECT_EQ(ReplacementOptions().name, "clock");
 }
 
 TEST(ReplacementFactoryTest, MemoryPerSlot) {
