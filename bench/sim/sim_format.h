@@ -10,8 +10,9 @@
 
 namespace tiercache::bench {
 
-// "16 MiB", "1 GiB" when exact, else one decimal: "46.4 MiB"; below 1 KiB: "512 B".
-inline std::string SimBytes(uint64_t bytes) {
+// "16 MiB", "1 GiB" when exact, else one decimal: "46.4 MiB"; below 1 KiB: "512 B". With
+// `always_decimal`, "16.0 MiB" too (columns of measured bytes line up).
+inline std::string SimBytes(uint64_t bytes, bool always_decimal = false) {
   static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   int unit = 0;
   uint64_t whole = bytes;
@@ -20,7 +21,9 @@ inline std::string SimBytes(uint64_t bytes) {
     ++unit;
   }
   const uint64_t scale = uint64_t{1} << (10 * unit);
-  if (bytes % scale == 0) return std::to_string(whole) + " " + kUnits[unit];
+  if (unit == 0 || (bytes % scale == 0 && !always_decimal)) {
+    return std::to_string(whole) + " " + kUnits[unit];
+  }
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f %s", double(bytes) / double(scale), kUnits[unit]);
   return buf;

@@ -11,6 +11,7 @@ namespace tiercache::bench {
 namespace {
 
 constexpr double kWidth = 760, kHeight = 330, kLeft = 56, kRight = 210, kTop = 14, kBottom = 44;
+constexpr double kInset = 24;  // keeps the end points (and their labels) off the plot's edges
 const char* const kPalette[] = {"#2f7ed8", "#f28f43", "#6a9f1a", "#c0392b", "#9b59b6",
                                 "#16a085", "#8c6d31", "#e377c2", "#7f7f7f", "#17becf"};
 
@@ -41,9 +42,9 @@ std::vector<Curve> Curves(const SimTraceResult& t) {
 struct XAxis {
   double lo = 1, hi = 1;
   double operator()(uint64_t bytes) const {
-    const double span = kWidth - kLeft - kRight;
-    if (hi <= lo) return kLeft + span / 2;
-    return kLeft + span * std::log(double(bytes) / lo) / std::log(hi / lo);
+    const double span = kWidth - kLeft - kRight - 2 * kInset;
+    if (hi <= lo) return kLeft + kInset + span / 2;
+    return kLeft + kInset + span * std::log(double(bytes) / lo) / std::log(hi / lo);
   }
 };
 

@@ -71,18 +71,17 @@ TEST(SimReportTest, TextTable) {
       "bypass off\n"
       "     cache  admission/replacement    miss ratio  block misses  SSD written     HDD read"
       "  evictions\n"
-      "    64 KiB  always/lru                   0.7500             6       24 KiB       20 KiB"
+      "    64 KiB  always/lru                   0.7500             6     24.0 KiB     20.0 KiB"
       "          2\n"
-      "    64 KiB  always/s3fifo *              0.3750             3       12 KiB        8 KiB"
+      "    64 KiB  always/s3fifo *              0.3750             3     12.0 KiB      8.0 KiB"
       "          2\n"
-      "   128 KiB  always/lru                   0.5000             4       16 KiB       12 KiB"
+      "   128 KiB  always/lru                   0.5000             4     16.0 KiB     12.0 KiB"
       "          2\n"
-      "   128 KiB  always/s3fifo *              0.2500             2        8 KiB        4 KiB"
+      "   128 KiB  always/s3fifo *              0.2500             2      8.0 KiB      4.0 KiB"
       "          2\n"
       "(* = the engine's default policies)\n"
       "policy counters:\n"
-      "  64 KiB always/lru  admission: admitted=6 refused=0; replacement: evictions=2; "
-      "sequential:\n";
+      "  64 KiB always/lru  admission: admitted=6 refused=0; replacement: evictions=2\n";
   EXPECT_EQ(text.substr(0, want.size()), want);
 }
 
@@ -97,9 +96,9 @@ TEST(SimReportTest, HtmlDrawsOneCurvePerCombination) {
   EXPECT_EQ(count("<svg"), 1u);
   EXPECT_EQ(count("<polyline"), 2u);
   EXPECT_EQ(count("<circle"), 4u);
-  // always/lru: 64 KiB at the left edge (x = 56) with miss ratio 0.75 (y = 14 + 272 * 0.25),
-  // 128 KiB at the right edge (x = 760 - 210) with 0.5 (y = 14 + 272 * 0.5).
-  EXPECT_NE(html.find("points='56.0,82.0 550.0,150.0 '"), std::string::npos);
+  // always/lru: 64 KiB at the left (x = 56 + 24) with miss ratio 0.75 (y = 14 + 272 * 0.25),
+  // 128 KiB at the right (x = 760 - 210 - 24) with 0.5 (y = 14 + 272 * 0.5).
+  EXPECT_NE(html.find("points='80.0,82.0 526.0,150.0 '"), std::string::npos);
   EXPECT_NE(html.find("always/s3fifo (default)"), std::string::npos);
   EXPECT_EQ(html.find("<script"), std::string::npos);  // self-contained, static
 }

@@ -13,10 +13,17 @@ std::string Pad(const std::string& s, size_t width, bool right) {
   return right ? fill + s : s + fill;
 }
 
-std::string Counters(const char* label, const PolicyReport::Counters& counters) {
-  std::string s = std::string(label) + ":";
-  for (const auto& [name, value] : counters) s += " " + name + "=" + std::to_string(value);
-  return s;
+// "admission: admitted=6 refused=0; replacement: ..." (groups without counters left out).
+std::string Counters(const PolicyReport& p) {
+  std::string s;
+  for (const auto& [label, counters] :
+       {std::pair{"admission", &p.admission_counters}, {"replacement", &p.replacement_counters},
+        {"sequential", &p.sequential_counters}}) {
+    if (counters->empty()) continue;
+    s += std::string(s.empty() ? "" : "; ") + label + ":";
+    for (const auto& [name, value] : *counters) s += " " + name + "=" + std::to_string(value);
+  }
+  return s.empty() ? "-" : s;
 }
 
 void Table(std::ostringstream& o, const SimTraceResult& t) {
@@ -29,8 +36,8 @@ void Table(std::ostringstream& o, const SimTraceResult& t) {
     o << Pad(SimBytes(r.sim_case.cache_bytes), 10, true) << "  " << Pad(combo, 24, false)
       << Pad(SimFixed(r.miss_ratio(), 4), 11, true)
       << Pad(std::to_string(r.block_misses()), 14, true)
-      << Pad(SimBytes(r.ssd_bytes_written()), 13, true)
-      << Pad(SimBytes(r.hdd_bytes_read()), 13, true)
+      << Pad(SimBytes(r.ssd_bytes_written(), true), 13, true)
+      << Pad(SimBytes(r.hdd_bytes_read(), true), 13, true)
       << Pad(std::to_string(r.counters.evictions), 11, true) << "\n";
   }
 }
@@ -52,9 +59,7 @@ std::string SimTextReport(const std::vector<SimTraceResult>& traces) {
     o << "(* = the engine's default policies)\npolicy counters:\n";
     for (const SimResult& r : t.results) {
       o << "  " << SimBytes(r.sim_case.cache_bytes) << " " << r.sim_case.combo() << "  "
-        << Counters("admission", r.policies.admission_counters) << "; "
-        << Counters("replacement", r.policies.replacement_counters) << "; "
-        << Counters("sequential", r.policies.sequential_counters) << "\n";
+        << Counters(r.policies) << "\n";
     }
   }
   return o.str();
