@@ -75,6 +75,13 @@ void AddBench(CLI::App& app) {
   bench->set_help_flag();  // `tiercache bench --help` is tiercache-bench's help
 }
 
+void AddSim(CLI::App& app) {
+  CLI::App* sim = app.add_subcommand("sim", "Replay traces through the cache engine in virtual "
+                                            "time: miss ratio per cache size and policy");
+  sim->prefix_command();
+  sim->set_help_flag();  // `tiercache sim --help` is answered by ParseSimArgs
+}
+
 // Checks what CLI11 cannot; prints the problem and returns false on a usage error.
 bool Finish(Verb verb, const RawOptions& raw, CliOptions* o, std::ostream& err) {
   if (verb == Verb::kCreate) {
@@ -126,6 +133,7 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv, std::ostre
   AddCheck(app, &o);
   AddControlVerb(app, "detach", "Flush, then stop: leaves the core complete on its own", &o);
   AddBench(app);
+  AddSim(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -135,11 +143,13 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv, std::ostre
   static const std::pair<const char*, Verb> kVerbs[] = {
       {"create", Verb::kCreate}, {"status", Verb::kStatus}, {"stats", Verb::kStats},
       {"mode", Verb::kMode},     {"flush", Verb::kFlush},   {"stop", Verb::kStop},
-      {"check", Verb::kCheck},   {"detach", Verb::kDetach}, {"bench", Verb::kBench}};
+      {"check", Verb::kCheck},   {"detach", Verb::kDetach}, {"bench", Verb::kBench},
+      {"sim", Verb::kSim}};
   for (const auto& [name, verb] : kVerbs) {
     if (app.got_subcommand(name)) o.verb = verb;
   }
   if (o.verb == Verb::kBench) o.bench_args = app.get_subcommand("bench")->remaining();
+  if (o.verb == Verb::kSim) o.sim_args = app.get_subcommand("sim")->remaining();
   if (!Finish(o.verb, raw, &o, err)) return ParsedCommandLine{std::nullopt, kExitUsage};
   return ParsedCommandLine{std::move(o), kExitOk};
 }

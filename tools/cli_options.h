@@ -14,7 +14,7 @@
 
 namespace tiercache {
 
-enum class Verb { kCreate, kStatus, kStats, kMode, kFlush, kStop, kCheck, kDetach, kBench };
+enum class Verb { kCreate, kStatus, kStats, kMode, kFlush, kStop, kCheck, kDetach, kBench, kSim };
 
 struct CliOptions {
   Verb verb = Verb::kStatus;
@@ -29,6 +29,7 @@ struct CliOptions {
   bool drain = false;   // mode --drain
   bool json = false;    // --json
   std::vector<std::string> bench_args;  // bench: passed through unchanged
+  std::vector<std::string> sim_args;    // sim: parsed by ParseSimArgs (tools/sim_command.h)
 };
 
 struct ParsedCommandLine {

@@ -8,6 +8,7 @@
 #include "tools/cli_options.h"
 #include "tools/control_commands.h"
 #include "tools/create_command.h"
+#include "tools/sim_command.h"
 
 int main(int argc, char** argv) {
   using namespace tiercache;
@@ -25,6 +26,7 @@ int main(int argc, char** argv) {
     case Verb::kCheck: return RunCheck(options, io);
     case Verb::kDetach: return RunDetach(options, io);
     case Verb::kBench: return RunBench(options, io);
+    case Verb::kSim: return RunSim(options, io);
   }
   return 2;
 }
