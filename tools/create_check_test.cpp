@@ -185,7 +185,7 @@ TEST_F(CreateCheckVerbTest, CreateThenCheck) {
   EXPECT_EQ(out.substr(0, out.find("uuid:")),
             "created a tiercache on " + ssd_ + " (4 MiB) for " + core_ + " (64 MiB)\n");
   EXPECT_NE(out.find("mode:       wt\n"
-                     "policies:   admission always, replacement s3fifo, sequential cutoff 4 MiB\n"
+                     "policies:   admission adaptive, replacement clock, sequential cutoff 4 MiB\n"
                      "lines:      63 of 64 KiB (3.9 MiB of cache)\n"
                      "start with: tiercached --cache " + ssd_ + " --core " + core_ + "\n"),
             std::string::npos)
@@ -196,7 +196,7 @@ TEST_F(CreateCheckVerbTest, CreateThenCheck) {
   EXPECT_NE(out.find("core:       " + core_ + " (64 MiB, as recorded; not opened)\n"),
             std::string::npos) << out;
   EXPECT_NE(out.find("mode:       wt\n"
-                     "policies:   admission always, replacement s3fifo, sequential cutoff 4 MiB\n"
+                     "policies:   admission adaptive, replacement clock, sequential cutoff 4 MiB\n"
                      "layout:     63 lines of 64 KiB, 1 metadata pages, data at 64 KiB\n"
                      "shutdown:   clean\n"
                      "lines:      0 used, 0 dirty (0 dirty sectors, 0 B)\n"
@@ -209,7 +209,7 @@ TEST_F(CreateCheckVerbTest, CreateThenCheck) {
   EXPECT_NE(out_.str().find("\"mode\":\"wt\",\"line_size\":65536,\"line_count\":63,"
                             "\"clean_shutdown\":true,\"lines_used\":0,\"lines_dirty\":0,"
                             "\"dirty_sectors\":0,\"problems\":[],\"policies\":{"
-                            "\"admission\":\"always\",\"replacement\":\"s3fifo\","
+                            "\"admission\":\"adaptive\",\"replacement\":\"clock\","
                             "\"sequential\":{\"enabled\":true,\"read_cutoff_bytes\":4194304,"
                             "\"write_cutoff_bytes\":4194304,\"streams\":64}}}\n"),
             std::string::npos) << out_.str();
@@ -224,12 +224,12 @@ TEST_F(CreateCheckVerbTest, CreateRecordsThePoliciesAndCheckShowsThem) {
   ASSERT_EQ(run(RunCreate, o, /*json=*/true), kExitOk) << err_.str();
   std::string out = out_.str();
   EXPECT_EQ(out.substr(out.find(",\"data_offset\"")),
-            ",\"data_offset\":65536,\"policies\":{\"admission\":\"always\",\"replacement\":\"lru\","
+            ",\"data_offset\":65536,\"policies\":{\"admission\":\"adaptive\",\"replacement\":\"lru\","
             "\"sequential\":{\"enabled\":true,\"read_cutoff_bytes\":1048576,"
             "\"write_cutoff_bytes\":2097152,\"streams\":16}}}\n");
   ASSERT_EQ(run(RunCheck, check_options()), kExitOk) << err_.str();
   EXPECT_NE(out_.str().find("mode:       wt\n"
-                            "policies:   admission always, replacement lru, sequential cutoff "
+                            "policies:   admission adaptive, replacement lru, sequential cutoff "
                             "1 MiB reads, 2 MiB writes\n"),
             std::string::npos) << out_.str();
 
@@ -239,7 +239,7 @@ TEST_F(CreateCheckVerbTest, CreateRecordsThePoliciesAndCheckShowsThem) {
   off.policies.sequential.read_cutoff_bytes = 0;
   off.policies.sequential.write_cutoff_bytes = 0;
   ASSERT_EQ(run(RunCreate, off), kExitOk) << err_.str();
-  EXPECT_NE(out_.str().find("policies:   admission always, replacement s3fifo, sequential cutoff "
+  EXPECT_NE(out_.str().find("policies:   admission adaptive, replacement clock, sequential cutoff "
                             "off\n"),
             std::string::npos) << out_.str();
   ASSERT_EQ(run(RunCheck, check_options(), /*json=*/true), kExitOk) << err_.str();

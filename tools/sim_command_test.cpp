@@ -110,7 +110,7 @@ TEST(SimCommandTest, RunsAndWritesTheReports) {
     csv << 2000 << ",h,0,Write," << 2 * 4096 << ",4096,0\n";
   }
   Parsed p = Parse({"--trace", "msr:" + (dir / "loop.csv").string(), "--cache-size", "64K",
-                    "--replacement", "lru", "--shards", "1", "--seq-cutoff", "0", "--json",
+                    "--admission", "always", "--replacement", "lru", "--shards", "1", "--seq-cutoff", "0", "--json",
                     (dir / "o.json").string(), "--report", (dir / "o.html").string()});
   ASSERT_TRUE(p.parsed.command) << p.err;
   std::ostringstream out, err;

@@ -63,8 +63,8 @@ TEST(SimOptionsTest, CasesBySizeThenAdmissionThenReplacement) {
   o.replacements = {"lru", "sieve", "lru"};
   std::vector<std::string> got;
   for (const SimCase& c : o.cases()) got.push_back(std::to_string(c.cache_bytes) + " " + c.combo());
-  EXPECT_EQ(got, (std::vector<std::string>{"1048576 always/lru", "1048576 always/sieve",
-                                           "4194304 always/lru", "4194304 always/sieve"}));
+  EXPECT_EQ(got, (std::vector<std::string>{"1048576 adaptive/lru", "1048576 adaptive/sieve",
+                                           "4194304 adaptive/lru", "4194304 adaptive/sieve"}));
 }
 
 TEST(SimCaseTest, SsdHoldsExactlyTheCacheSizeInLines) {
