@@ -11,7 +11,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev
   # clients the tests drive tiercached with
-  libnbd-bin python3-libnbd nbdkit qemu-utils fio
+  libnbd-bin python3-libnbd nbdkit qemu-utils fio jq
   # mount test
   fuse3 e2fsprogs util-linux
   # real-kernel VM tests (tests/vm/): qemu TCG, busybox initramfs, guest nbd-client, unpacking

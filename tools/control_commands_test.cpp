@@ -92,9 +92,14 @@ TEST_F(ControlCommandsTest, StatusForHumans) {
   CacheCounters c;
   c.lines_used = 4000;
   c.lines_dirty = 16;
+  c.dirty_sectors = 16;
   target_.set_counters(c);
   PolicyReport report;
   report.index_bytes = 204800;
+  report.cleaning = "target";
+  report.oldest_dirty_age_ns = 3'500'000'000;
+  report.flush_eta_ns = -1;
+  report.cleaning_reason = "ratio";
   target_.set_policy_report(report);
   start_server();
   EXPECT_EQ(run(RunStatus), kExitOk) << err_.str();
@@ -108,6 +113,7 @@ TEST_F(ControlCommandsTest, StatusForHumans) {
             "KiB of RAM\n"
             "line size:  64 KiB\n"
             "lines:      16000 total, 4000 used (25.0%), 16 dirty (0.1%)\n"
+            "cleaning:   target, 64 KiB dirty, oldest 3.5 s, flush ETA unknown (last: ratio)\n"
             "uuid:       a0a1a2a3-a4a5-a6a7-a8a9-aaabacadaeaf\n"
             "format:     version 1, previous shutdown clean\n");
   EXPECT_EQ(err_.str(), "");
@@ -127,7 +133,9 @@ TEST_F(ControlCommandsTest, StatusAsJsonIsTheDaemonReply) {
             R"("line_size":65536,"line_count":16000,"lines_used":0,"lines_dirty":0,)"
             R"("clean_shutdown_at_open":true,"policies":{"admission":"adaptive",)"
             R"("replacement":"lru","sequential":{"enabled":true,"read_cutoff_bytes":1048576,)"
-            R"("write_cutoff_bytes":1048576,"streams":64},"index_bytes":0}}})"
+            R"("write_cutoff_bytes":1048576,"streams":64},"index_bytes":0},)"
+            R"("cleaning":{"policy":"","dirty_bytes":0,"oldest_dirty_age_ms":0,"flush_eta_ms":-1,)"
+            R"("clean_rate_bytes_per_s":0,"last_reason":""}}})"
             "\n");
 }
 

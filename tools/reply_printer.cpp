@@ -1,5 +1,6 @@
 #include "tools/reply_printer.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <set>
 
@@ -67,6 +68,24 @@ std::string DescribeCutoffs(const ControlJson& seq) {
   return FormatSize(read) + " reads, " + FormatSize(write) + " writes";
 }
 
+// "target, 12 MiB dirty, oldest 3.0 s, flush ETA 1.2 s (last: idle)".
+std::string DescribeCleaning(const ControlJson& c) {
+  auto ms = [&](const char* key) -> int64_t {
+    auto it = c.find(key);
+    return it != c.end() && it->is_number_integer() ? it->get<int64_t>() : -1;
+  };
+  auto seconds = [](int64_t v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f s", double(v) / 1000.0);
+    return std::string(buf);
+  };
+  const int64_t eta = ms("flush_eta_ms");
+  return JsonString(c, "policy") + ", " + FormatSize(JsonU64(c, "dirty_bytes")) + " dirty, oldest " +
+         seconds(std::max<int64_t>(0, ms("oldest_dirty_age_ms"))) + ", flush ETA " +
+         (eta < 0 ? std::string("unknown") : seconds(eta)) + " (last: " +
+         JsonString(c, "last_reason") + ")";
+}
+
 }  // namespace
 
 uint64_t JsonU64(const ControlJson& object, const char* key) {
@@ -103,6 +122,11 @@ void PrintStatus(const ControlJson& s, std::ostream& out) {
   if (policies_it != s.end() && policies_it->is_object()) {
     policies = "policies:   " + DescribePolicies(*policies_it) + "\n";
   }
+  std::string cleaning;
+  auto cleaning_it = s.is_object() ? s.find("cleaning") : s.end();
+  if (cleaning_it != s.end() && cleaning_it->is_object()) {
+    cleaning = "cleaning:   " + DescribeCleaning(*cleaning_it) + "\n";
+  }
   out << "state:      " << JsonString(s, "state") << " (pid " << JsonU64(s, "pid") << ", up "
       << JsonU64(s, "uptime_seconds") << " s)\n"
       << "cache:      " << JsonString(s, "cache") << " (" << FormatSize(JsonU64(s, "cache_size"))
@@ -115,6 +139,7 @@ void PrintStatus(const ControlJson& s, std::ostream& out) {
       << "line size:  " << FormatSize(JsonU64(s, "line_size")) << "\n"
       << "lines:      " << lines << " total, " << used << " used (" << Percent(used, lines)
       << "), " << dirty << " dirty (" << Percent(dirty, lines) << ")\n"
+      << cleaning
       << "uuid:       " << JsonString(s, "uuid") << "\n"
       << "format:     version " << JsonU64(s, "format_version") << ", previous shutdown "
       << (clean ? "clean" : "unclean (dirty lines recovered)") << "\n";

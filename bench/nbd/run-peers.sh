@@ -176,8 +176,9 @@ fill "$DIR/hdd.img" "$BYTES"
 # writes only the metadata), so that no read anywhere hits a hole.
 fill "$DIR/ssd.img" $((BYTES + (64 << 20)))
 fill "$DIR/scratch.img" "$BYTES"
+# Sequential bypass off: the warm-up is one sequential pass, and every block must end up cached.
 created="$("$TIERCACHE" create --cache "$DIR/ssd.img" --core "$DIR/hdd.img" --mode wt --force \
-           --json)"
+           --seq-cutoff 0 --json)"
 DATA_OFF="$(jq -r .data_offset <<<"$created")"
 LINE="$(jq -r .line_size <<<"$created")"
 

@@ -299,6 +299,42 @@ TEST_F(CacheTest, OneTimeScanIsRefusedOnceFullByDefault) {
   EXPECT_EQ(admitted + refused, 2 * lines);  // one question per missed line
 }
 
+uint64_t CounterOf(const PolicyReport::Counters& counters, std::string_view name) {
+  for (const auto& [n, v] : counters) {
+    if (n == name) return v;
+  }
+  return ~uint64_t{0};
+}
+
+// A write-back write that admission refuses goes to the core without waking the cleaner: a
+// refusal is not a shortage of clean lines (a kick would show as one more cleaning decision).
+TEST_F(CacheTest, RefusedWriteDoesNotWakeTheCleaner) {
+  h = std::make_unique<CacheHarness>(2 << 20, 64 << 20, Mode(CacheMode::kWriteBack), [] {
+    CacheOptions o = Deterministic();
+    o.cleaning = "target";
+    o.cleaning_options.idle_after = std::chrono::hours(1);
+    return o;
+  }());
+  h->open();
+  const uint64_t lines = C().lines_total;
+  // Fills every free line of every shard with clean data (shards fill unevenly: read 4x).
+  for (uint64_t i = 0; i < 4 * lines; ++i) Read(i * kLine, 4096);
+  h->loop.run_until_idle();
+  ASSERT_EQ(C().lines_used, lines);
+  auto counter = [&](bool cleaning, std::string_view name) {
+    PolicyReport r = h->cache->policy_report();
+    return CounterOf(cleaning ? r.cleaning_counters : r.admission_counters, name);
+  };
+  const uint64_t waits = counter(true, "cleaning_waits");
+  const uint64_t refused = counter(false, "refused");
+  Write(1000 * kLine, Pattern(30, 1000 * kLine, 4096));  // a block never seen: refused
+  h->loop.run_until_idle();
+  EXPECT_EQ(counter(false, "refused"), refused + 1);
+  EXPECT_EQ(C().write_bypasses, 1u);
+  EXPECT_EQ(counter(true, "cleaning_waits"), waits);
+  EXPECT_EQ(Read(1000 * kLine, 4096), Pattern(30, 1000 * kLine, 4096));
+}
+
 TEST_F(CacheTest, ReadMissRacingWriteNeverInstallsStaleData) {
   Make(CacheMode::kWriteThrough);
   auto old_data = Pattern(18, 0, kLine);

@@ -37,6 +37,8 @@ class DifferentialRun {
           o.shards = 4;
           o.cleaning_options.dirty_high = 0.6;
           o.cleaning_options.idle_after = std::chrono::microseconds(200);
+          o.policies.sequential =
+              SequentialOptions{.read_cutoff_bytes = 16384, .write_cutoff_bytes = 16384};
           return o;
         }()),
         reference_(16 << 20) {
@@ -56,13 +58,25 @@ class DifferentialRun {
   }
 
   uint64_t completed() const { return completed_; }
+  // Requests the sequential detector sent around the cache.
+  uint64_t sequential_bypasses() const {
+    uint64_t n = 0;
+    for (const auto& [name, value] : h_.cache->policy_report().sequential_counters) {
+      if (name == "bypassed_read_requests" || name == "bypassed_write_requests") n += value;
+    }
+    return n;
+  }
 
  private:
   uint64_t pick_offset(uint64_t len) {
     const uint64_t size = reference_.size();
     uint64_t region = (rng_() % 4 == 0) ? size : size / 8;  // 75% in a hot eighth
     uint64_t off = (rng_() % (region / 4096)) * 4096;
+    // A third of the requests continue where the last one ended: streams that pass the 16 KiB
+    // sequential cutoff, so bypassed reads and writes meet cached and dirty data in every mode.
+    if (rng_() % 3 == 0) off = last_end_;
     if (off + len > size) off = size - len;
+    last_end_ = off + len;
     return off;
   }
   uint64_t pick_length() {
@@ -194,6 +208,7 @@ class DifferentialRun {
   }
 
   std::mt19937_64 rng_;
+  uint64_t last_end_ = 0;
   testing::CacheHarness h_;
   std::vector<std::byte> reference_;
   uint64_t inflight_ = 0, completed_ = 0;
@@ -207,8 +222,10 @@ TEST(DifferentialTest, RandomOpsMatchReferenceImage) {
                  " (rerun with TIERCACHE_SEED=" + std::to_string(seed) + ")");
     DifferentialRun run(seed, line_size);
     run.run(ops / 3);
-    std::printf("seed %llu line %u: %llu requests checked\n", (unsigned long long)seed, line_size,
-                (unsigned long long)run.completed());
+    std::printf("seed %llu line %u: %llu requests checked, %llu bypassed as sequential\n",
+                (unsigned long long)seed, line_size, (unsigned long long)run.completed(),
+                (unsigned long long)run.sequential_bypasses());
+    EXPECT_GT(run.sequential_bypasses(), 0u);
     if (::testing::Test::HasFailure()) return;
   }
 }

@@ -72,18 +72,18 @@ void InvalidateClean(Engine& e, Shard& shard, uint32_t id, const SectorBits& mas
   e.note_changed(id);
 }
 
-uint32_t LookupOrAdmit(Request& req, const Segment& seg, Shard& shard) {
+LineChoice LookupOrAdmit(Request& req, const Segment& seg, Shard& shard) {
   Engine& e = req.engine;
   uint32_t id = shard.lookup(seg.core_line);
   if (id != Shard::kNoLine) {
     shard.touch(id, true);
     EngineCounters::add(e.counters.write_hit_bytes, seg.bytes());
-    return id;
+    return {.id = id};
   }
   EngineCounters::add(e.counters.write_miss_bytes, seg.bytes());
   req.all_cached = false;
-  if (!shard.admit(seg.core_line, true)) return Shard::kNoLine;
-  return e.allocate_line(shard, seg.core_line);
+  if (!shard.admit(seg.core_line, true)) return {.refused = true};
+  return {.id = e.allocate_line(shard, seg.core_line)};
 }
 
 std::optional<uint32_t> DirtyLineToUpdateOrDropClean(Engine& e, const Segment& seg) {

@@ -59,9 +59,15 @@ void SsdReadSectors(Engine& e, uint32_t line_id, uint32_t first, uint32_t count,
 // REQUIRES shard.mu. Drops the clean copies of `mask` sectors of line `id` (dirty ones stay).
 void InvalidateClean(Engine& e, Shard& shard, uint32_t id, const SectorBits& mask);
 
+// The line a write goes to, or why there is none: the admission policy refused the block
+// (`refused`), or no line could be had (every candidate dirty or busy: the cleaner must run).
+struct LineChoice {
+  uint32_t id = Shard::kNoLine;
+  bool refused = false;
+};
 // REQUIRES shard.mu. The segment's line, touched; or, on a miss, a new line if admission agrees
-// and one can be had (else Shard::kNoLine). A miss clears req.all_cached.
-uint32_t LookupOrAdmit(Request& req, const Segment& seg, Shard& shard);
+// and one can be had. A miss clears req.all_cached.
+LineChoice LookupOrAdmit(Request& req, const Segment& seg, Shard& shard);
 
 // For a write that bypasses the cache (write-around, pass-through, zeroing): under the shard lock,
 // decides whether the SSD copy must be updated too (the segment has dirty sectors: dropping them

@@ -1,7 +1,8 @@
 // Write-back (SRT "Maximized"): the write goes to the SSD only and is acknowledged then; the sectors
 // become dirty and their record is staged, reaching the SSD at the next FLUSH/FUA. The cleaner
 // writes them to the core later. With no line to spare (all dirty or busy) the write goes to the
-// core instead, and the cleaner is woken.
+// core instead, and the cleaner is woken (not when admission refused the block: that is no
+// shortage of clean lines).
 #include "cachelib/engine/cleaner.h"
 #include "cachelib/engine/io_paths.h"
 
@@ -11,15 +12,17 @@ namespace {
 void WbLocked(Request& req, const Segment& seg) {
   Engine& e = req.engine;
   Shard& shard = e.shard_for(seg.core_line);
-  uint32_t line_id;
+  LineChoice choice;
   {
     std::lock_guard lock(shard.mu);
-    line_id = LookupOrAdmit(req, seg, shard);
+    choice = LookupOrAdmit(req, seg, shard);
   }
+  const uint32_t line_id = choice.id;
   const std::byte* src = req.write_buf + seg.buf_offset;
   if (line_id == Shard::kNoLine) {
     req.bypassed = true;
-    e.cleaner->kick();
+    // Only a lack of clean lines is the cleaner's business; a refused block simply goes to the core.
+    if (!choice.refused) e.cleaner->kick();
     EngineCounters::add(e.counters.bytes_written_core, seg.bytes());
     e.core.write(seg.core_offset(e.line_size), std::span<const std::byte>(src, seg.bytes()), {},
                  [&req, seg](Status s) {

@@ -12,7 +12,7 @@ void WtLocked(Request& req, const Segment& seg) {
   uint32_t line_id;
   {
     std::lock_guard lock(shard.mu);
-    line_id = LookupOrAdmit(req, seg, shard);
+    line_id = LookupOrAdmit(req, seg, shard).id;
   }
   const bool cached = line_id != Shard::kNoLine;
   auto join = IoJoin::Make([&req, seg, cached, line_id](Status s) {

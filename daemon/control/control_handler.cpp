@@ -38,7 +38,7 @@ ControlTarget::DoneCallback ControlHandler::on_loop(std::function<void(Status)> 
 void ControlHandler::status(const Emit& emit) {
   ControlJson response = OkResponse();
   response["status"] = StatusToJson(target_.status(), target_.mode(), target_.counters(),
-                                    target_.policy_report().index_bytes);
+                                    target_.policy_report());
   emit(response, true);
 }
 

@@ -59,6 +59,7 @@ json PolicyCountersToJson(const PolicyReport& report) {
   j["admission"] = object(report.admission_counters);
   j["replacement"] = object(report.replacement_counters);
   j["sequential"] = object(report.sequential_counters);
+  j["cleaning"] = object(report.cleaning_counters);
   return j;
 }
 
@@ -86,8 +87,19 @@ std::string FormatUuid(const std::array<uint8_t, 16>& uuid) {
   return out;
 }
 
+json CleaningToJson(const PolicyReport& r, const CacheCounters& counters) {
+  json j = json::object();
+  j["policy"] = r.cleaning;
+  j["dirty_bytes"] = counters.dirty_sectors * 4096;
+  j["oldest_dirty_age_ms"] = r.oldest_dirty_age_ns / 1000000;
+  j["flush_eta_ms"] = r.flush_eta_ns < 0 ? int64_t{-1} : r.flush_eta_ns / 1000000;
+  j["clean_rate_bytes_per_s"] = r.clean_rate_bytes_per_s;
+  j["last_reason"] = r.cleaning_reason;
+  return j;
+}
+
 json StatusToJson(const ControlStatus& s, CacheMode mode, const CacheCounters& counters,
-                  uint64_t index_bytes) {
+                  const PolicyReport& report) {
   const SuperblockInfo& sb = s.superblock;
   json j = json::object();
   j["state"] = s.state;
@@ -107,7 +119,8 @@ json StatusToJson(const ControlStatus& s, CacheMode mode, const CacheCounters& c
   j["lines_dirty"] = counters.lines_dirty;
   j["clean_shutdown_at_open"] = sb.was_clean_shutdown;
   j["policies"] = PolicyOptionsToJson(s.policies);
-  j["policies"]["index_bytes"] = index_bytes;
+  j["policies"]["index_bytes"] = report.index_bytes;
+  j["cleaning"] = CleaningToJson(report, counters);
   return j;
 }
 

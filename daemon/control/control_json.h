@@ -30,10 +30,12 @@ ControlJson PolicyCountersToJson(const PolicyReport& report);
 // {"admission":NAME,"replacement":NAME,"sequential":{"enabled","read_cutoff_bytes",
 // "write_cutoff_bytes","streams"}}: the policies of a cache (status, create, check).
 ControlJson PolicyOptionsToJson(const PolicyOptions& policies);
-// The status object: ControlStatus fields plus the current mode, the occupancy counters and the
-// policies in use with `index_bytes`, the RAM of the line index and policies.
+// The status object: ControlStatus fields plus the current mode, the occupancy counters, the
+// policies in use with `index_bytes` (the RAM of the line index and policies), and "cleaning":
+// {policy, dirty_bytes, oldest_dirty_age_ms, flush_eta_ms (-1: unknown), clean_rate_bytes_per_s,
+// last_reason}.
 ControlJson StatusToJson(const ControlStatus& status, CacheMode mode,
-                         const CacheCounters& counters, uint64_t index_bytes);
+                         const CacheCounters& counters, const PolicyReport& report);
 // "0123abcd-...": the 8-4-4-4-12 hex form.
 std::string FormatUuid(const std::array<uint8_t, 16>& uuid);
 // One protocol line: compact JSON plus '\n'. Invalid UTF-8 in strings is replaced, never thrown.

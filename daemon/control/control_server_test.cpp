@@ -138,9 +138,15 @@ TEST_F(ControlServerTest, StatusReportsEveryField) {
   CacheCounters c;
   c.lines_used = 900;
   c.lines_dirty = 12;
+  c.dirty_sectors = 5;
   target_.set_counters(c);
   PolicyReport report;
   report.index_bytes = 204800;
+  report.cleaning = "target";
+  report.oldest_dirty_age_ns = 3'500'000'000;
+  report.flush_eta_ns = 1'200'000'000;
+  report.clean_rate_bytes_per_s = 1 << 20;
+  report.cleaning_reason = "idle";
   target_.set_policy_report(report);
   ASSERT_TRUE(start_server().ok());
   LineClient client(path_);
@@ -153,7 +159,9 @@ TEST_F(ControlServerTest, StatusReportsEveryField) {
             R"("lines_dirty":12,"clean_shutdown_at_open":true,)"
             R"("policies":{"admission":"adaptive","replacement":"sieve",)"
             R"("sequential":{"enabled":true,"read_cutoff_bytes":1048576,)"
-            R"("write_cutoff_bytes":2097152,"streams":32},"index_bytes":204800}}})");
+            R"("write_cutoff_bytes":2097152,"streams":32},"index_bytes":204800},)"
+            R"("cleaning":{"policy":"target","dirty_bytes":20480,"oldest_dirty_age_ms":3500,)"
+            R"("flush_eta_ms":1200,"clean_rate_bytes_per_s":1048576,"last_reason":"idle"}}})");
 }
 
 TEST_F(ControlServerTest, StatusReportsSequentialBypassOff) {
@@ -167,7 +175,9 @@ TEST_F(ControlServerTest, StatusReportsSequentialBypassOff) {
   EXPECT_EQ(reply.substr(reply.find(R"("policies")")),
             R"("policies":{"admission":"adaptive","replacement":"clock",)"
             R"("sequential":{"enabled":false,"read_cutoff_bytes":4194304,)"
-            R"("write_cutoff_bytes":4194304,"streams":64},"index_bytes":0}}})");
+            R"("write_cutoff_bytes":4194304,"streams":64},"index_bytes":0},)"
+            R"("cleaning":{"policy":"","dirty_bytes":0,"oldest_dirty_age_ms":0,"flush_eta_ms":-1,)"
+            R"("clean_rate_bytes_per_s":0,"last_reason":""}}})");
 }
 
 TEST_F(ControlServerTest, StatsReportsEveryCounterInOrder) {
@@ -204,7 +214,8 @@ TEST_F(ControlServerTest, StatsReportsEveryCounterInOrder) {
             R"("cleaned_lines":22,"errors":23,"flushes":24,"discards":25,"write_zeroes":26,)"
             R"("policy_counters":{"admission":{"admitted":30,"refused":0},)"
             R"("replacement":{"ghost_hits":31,"small_evictions":32},)"
-            R"("sequential":{"bypassed_read_bytes":33,"bypassed_write_bytes":34}}}})");
+            R"("sequential":{"bypassed_read_bytes":33,"bypassed_write_bytes":34},)"
+            R"("cleaning":{}}}})");
 }
 
 TEST_F(ControlServerTest, StatsWithPoliciesWithoutCountersSendsEmptyObjects) {
@@ -213,7 +224,7 @@ TEST_F(ControlServerTest, StatsWithPoliciesWithoutCountersSendsEmptyObjects) {
   std::string reply = client.call(R"({"cmd":"stats"})");
   EXPECT_EQ(reply.substr(reply.find(R"("write_zeroes")")),
             R"("write_zeroes":0,"policy_counters":{"admission":{},"replacement":{},)"
-            R"("sequential":{}}}})");
+            R"("sequential":{},"cleaning":{}}}})");
 }
 
 TEST_F(ControlServerTest, ModeQueryAndSwitch) {

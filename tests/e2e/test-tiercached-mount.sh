@@ -111,7 +111,9 @@ checksums() {
 run_mode() {
   local mode="$1"
   rm -f ssd.img hdd.img sums
-  make_cache ssd.img 64M hdd.img 256M --mode "$mode"
+  # Every block cached and no bypass: the ~75 MB tree must overflow the 64 MiB cache, so eviction
+  # runs under a real file system (adaptive admission would refuse one-time blocks once full).
+  make_cache ssd.img 64M hdd.img 256M --mode "$mode" --admission always --seq-cutoff 0
   start_tiercached ssd.img
   # In wb, foreground reads keep the idle cleaner away: the lines are still dirty at the stop.
   if [ "$mode" = wb ]; then start_trickle "$TC_URI"; fi

@@ -115,9 +115,12 @@ expect_json "$stats" '.stats | [.bytes_read_ssd, .bytes_written_ssd]' \
 expect_json "$stats" '.stats | [.bytes_read_core, .bytes_written_core]' \
     "[$((4 * M + 3 * K)),$((M + 3 * K))]"
 expect_json "$stats" '.stats | [.lines_used, .evictions, .errors]' '[259,0,0]'
+# wt: nothing dirty, so the cleaner never had to decide anything.
+expect_json "$(tc_cli status --json)" '.status.cleaning | [.policy, .dirty_bytes, .flush_eta_ms]' \
+    '["target",0,0]'
 # Streams: 1 + 3 + 3 reads (each re-read continues its block's stream), 1 + 3 writes.
 expect_json "$stats" .stats.policy_counters \
-    '{"admission":{"admitted":259,"refused":0},"replacement":{},"sequential":{"bypassed_read_bytes":3145728,"bypassed_write_bytes":0,"bypassed_read_requests":3,"bypassed_write_requests":0,"streams_tracked":11}}'
+    '{"admission":{"admitted":259,"refused":0},"replacement":{},"sequential":{"bypassed_read_bytes":3145728,"bypassed_write_bytes":0,"bypassed_read_requests":3,"bypassed_write_requests":0,"streams_tracked":11},"cleaning":{"cleaning_batches_drain":0,"cleaning_batches_age":0,"cleaning_batches_high":0,"cleaning_batches_idle":0,"cleaning_batches_ratio":0,"cleaning_waits":0}}'
 human="$(tc_cli stats)" || fail "tiercache stats"
 for line in "byte hits:  24 KiB of 4.0 MiB read (0.6%), 1.0 MiB of 1.0 MiB written (100.0%)" \
             "admission:  259 admitted, 0 refused" \
