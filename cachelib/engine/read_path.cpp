@@ -98,8 +98,8 @@ void ReadLocked(Request& req, const Segment& seg) {
     } else {
       uint64_t bytes = uint64_t(n) * kSectorSize;
       EngineCounters::add(e.counters.bytes_read_core, bytes);
-      e.core.read(seg.core_line * e.line_size + uint64_t(first) * kSectorSize,
-                  std::span<std::byte>(dst, bytes), join->add());
+      CoreRead(req, seg.core_line * e.line_size + uint64_t(first) * kSectorSize,
+               std::span<std::byte>(dst, bytes), join->add());
     }
   });
   join->seal();

@@ -10,6 +10,63 @@ SectorBits Segment::mask() const {
   return (~SectorBits() >> (kMaxSectorsPerLine - sectors)) << first_sector;
 }
 
+namespace {
+
+constexpr uint64_t kMaxMergedBytes = 4ull << 20;
+
+void Issue(Engine& e, bool write, uint64_t offset, std::byte* data, uint64_t bytes, IoCallback done) {
+  if (write) {
+    e.core.write(offset, std::span<const std::byte>(data, bytes), {}, std::move(done));
+  } else {
+    e.core.read(offset, std::span<std::byte>(data, bytes), std::move(done));
+  }
+}
+
+// Issues the batch, merging runs of same-direction I/Os contiguous on the core and in memory.
+void IssueCoreBatch(Request& req) {
+  req.batching_core_io = false;
+  std::vector<Request::CoreIo> batch = std::move(req.core_batch);
+  for (size_t i = 0; i < batch.size();) {
+    size_t j = i + 1;
+    uint64_t bytes = batch[i].bytes;
+    while (j < batch.size() && batch[j].write == batch[i].write &&
+           batch[j].offset == batch[i].offset + bytes && batch[j].data == batch[i].data + bytes &&
+           bytes + batch[j].bytes <= kMaxMergedBytes) {
+      bytes += batch[j].bytes;
+      ++j;
+    }
+    if (j == i + 1) {
+      Issue(req.engine, batch[i].write, batch[i].offset, batch[i].data, bytes,
+            std::move(batch[i].done));
+    } else {
+      auto dones = std::make_shared<std::vector<IoCallback>>();
+      for (size_t k = i; k < j; ++k) dones->push_back(std::move(batch[k].done));
+      Issue(req.engine, batch[i].write, batch[i].offset, batch[i].data, bytes,
+            [dones](Status s) {
+              for (IoCallback& done : *dones) done(s);
+            });
+    }
+    i = j;
+  }
+}
+
+void Queue(Request& req, bool write, uint64_t offset, std::byte* data, uint64_t bytes,
+           IoCallback done) {
+  if (!req.batching_core_io) return Issue(req.engine, write, offset, data, bytes, std::move(done));
+  req.core_batch.push_back({write, offset, data, bytes, std::move(done)});
+}
+
+}  // namespace
+
+void CoreRead(Request& req, uint64_t offset, std::span<std::byte> dst, IoCallback done) {
+  Queue(req, false, offset, dst.data(), dst.size(), std::move(done));
+}
+
+void CoreWrite(Request& req, uint64_t offset, std::span<const std::byte> src, IoCallback done) {
+  // The core only reads from `src`; the batch keeps one pointer type for both directions.
+  Queue(req, true, offset, const_cast<std::byte*>(src.data()), src.size(), std::move(done));
+}
+
 Request* NewRequest(Engine& engine, RequestKind kind, uint64_t offset, uint64_t length,
                     IoCallback done) {
   assert(EventLoop::current() != nullptr);
@@ -34,6 +91,7 @@ void Request::start(SegmentFn fn) {
   const uint32_t line_size = engine.line_size;
   const uint64_t end = offset + length;
   pending = uint32_t((end - 1) / line_size - offset / line_size + 1);
+  batching_core_io = pending > 1;
   for (uint64_t pos = offset; pos < end;) {
     Segment seg;
     seg.core_line = pos / line_size;
@@ -45,6 +103,8 @@ void Request::start(SegmentFn fn) {
     pos += n;
     fn(*this, seg);
   }
+  // No segment can finish before this returns (completions are never inline): `this` lives.
+  if (batching_core_io) IssueCoreBatch(*this);
 }
 
 void Request::segment_done(Status s) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <vector>
 
 #include "cachelib/engine/engine.h"
 
@@ -45,6 +46,18 @@ struct Request {
   // What the segments saw, for the hit/miss counters.
   bool any_ssd = false, any_core = false, bypassed = false, all_cached = true;
 
+  // Core reads and writes the segments issue while start() runs them: adjacent ones reach the core
+  // as one request (a 1 MiB sequential request is one core I/O, not one per line).
+  struct CoreIo {
+    bool write = false;
+    uint64_t offset = 0;
+    std::byte* data = nullptr;
+    uint64_t bytes = 0;
+    IoCallback done;
+  };
+  bool batching_core_io = false;
+  std::vector<CoreIo> core_batch;
+
   using SegmentFn = void (*)(Request&, const Segment&);
   // Runs fn(segment) for every line segment, then finishes once all have called segment_done().
   void start(SegmentFn fn);
@@ -53,6 +66,11 @@ struct Request {
  private:
   void finish();
 };
+
+// Reads/writes the core for one segment of `req`: batched with its neighbours while req.start()
+// runs, issued at once otherwise (a segment that waited for its lock).
+void CoreRead(Request& req, uint64_t offset, std::span<std::byte> dst, IoCallback done);
+void CoreWrite(Request& req, uint64_t offset, std::span<const std::byte> src, IoCallback done);
 
 // Creates a request on the current loop (REQUIRES EventLoop::current() != nullptr).
 Request* NewRequest(Engine& engine, RequestKind kind, uint64_t offset, uint64_t length,

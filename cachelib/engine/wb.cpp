@@ -24,7 +24,7 @@ void WbLocked(Request& req, const Segment& seg) {
     // Only a lack of clean lines is the cleaner's business; a refused block simply goes to the core.
     if (!choice.refused) e.cleaner->kick();
     EngineCounters::add(e.counters.bytes_written_core, seg.bytes());
-    e.core.write(seg.core_offset(e.line_size), std::span<const std::byte>(src, seg.bytes()), {},
+    CoreWrite(req, seg.core_offset(e.line_size), std::span<const std::byte>(src, seg.bytes()),
                  [&req, seg](Status s) {
                    UnlockLine(req.engine, seg.core_line, true);
                    req.segment_done(std::move(s));

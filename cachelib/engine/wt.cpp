@@ -20,7 +20,7 @@ void WtLocked(Request& req, const Segment& seg) {
   });
   const std::byte* src = req.write_buf + seg.buf_offset;
   EngineCounters::add(e.counters.bytes_written_core, seg.bytes());
-  e.core.write(seg.core_offset(e.line_size), std::span<const std::byte>(src, seg.bytes()), {},
+  CoreWrite(req, seg.core_offset(e.line_size), std::span<const std::byte>(src, seg.bytes()),
                join->add());
   if (cached) SsdWriteSectors(e, line_id, seg.first_sector, seg.sectors, src, join->add());
   join->seal();
