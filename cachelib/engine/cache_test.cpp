@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "cachelib/device/device_wrapper.h"
 #include "tests/support/cache_fixture.h"
 
 namespace tiercache {
@@ -333,6 +334,45 @@ TEST_F(CacheTest, RefusedWriteDoesNotWakeTheCleaner) {
   EXPECT_EQ(C().write_bypasses, 1u);
   EXPECT_EQ(counter(true, "cleaning_waits"), waits);
   EXPECT_EQ(Read(1000 * kLine, 4096), Pattern(30, 1000 * kLine, 4096));
+}
+
+// Counts the core requests that reach the device.
+class CountingDevice final : public DeviceWrapper {
+ public:
+  using DeviceWrapper::DeviceWrapper;
+  int reads = 0, writes = 0;
+
+ protected:
+  void read_impl(uint64_t offset, std::span<std::byte> buf, IoCallback cb) override {
+    ++reads;
+    DeviceWrapper::read_impl(offset, buf, std::move(cb));
+  }
+  void write_impl(uint64_t offset, std::span<const std::byte> buf, WriteFlags flags,
+                  IoCallback cb) override {
+    ++writes;
+    DeviceWrapper::write_impl(offset, buf, flags, std::move(cb));
+  }
+};
+
+// A 1 MiB request over 4 KiB lines is 256 segments; their core I/O reaches the core as one
+// request (pass-through and cold reads alike), and the data stays byte-exact.
+TEST_F(CacheTest, AdjacentCoreIoOfOneRequestIsOneCoreRequest) {
+  FormatOptions f;
+  f.mode = CacheMode::kPassThrough;
+  h = std::make_unique<CacheHarness>(8 << 20, 64 << 20, f, Deterministic());
+  CountingDevice counting(h->core_mem);
+  h->core = &counting;
+  h->open();
+  auto data = Pattern(40, 1 << 20, 1 << 20);
+  Write(1 << 20, data);
+  EXPECT_EQ(counting.writes, 1);
+  EXPECT_EQ(Read(1 << 20, 1 << 20), data);
+  EXPECT_EQ(counting.reads, 1);
+  ASSERT_TRUE(testing::SyncSetMode(h->loop, *h->cache, CacheMode::kWriteThrough, false).ok());
+  EXPECT_EQ(Read(1 << 20, 1 << 20), data);  // a cold read in wt: one core read, then fills
+  EXPECT_EQ(counting.reads, 2);
+  ASSERT_TRUE(testing::SyncClose(h->loop, *h->cache).ok());
+  h->cache.reset();
 }
 
 TEST_F(CacheTest, ReadMissRacingWriteNeverInstallsStaleData) {
