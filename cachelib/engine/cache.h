@@ -52,6 +52,13 @@ struct CacheOptions {
   // Policies to run instead of those recorded at create (tiercached --admission, ...); each unset
   // field keeps the recorded choice.
   PolicyOverrides policies;
+  // Acknowledge a write, TRIM or WRITE_ZEROES only once the dirty-state records it depends on are
+  // on the SSD, so every acknowledged write, flushed or not, survives a kill -9 of the process.
+  // Needed when the client outlives the server and keeps trusting its acknowledgements (ublk with
+  // user recovery). Costs a persist (SSD flush + changed metadata pages), shared by the writes in
+  // flight, whenever dirty state changed since the last one. Default: false (a write is durable
+  // once a FLUSH or FUA covering it completes, as on a disk with a volatile cache).
+  bool commit_before_ack = false;
   Status validate() const;
 };
 

@@ -26,15 +26,18 @@ uint64_t EnvOr(const char* name, uint64_t fallback) {
 
 class DifferentialRun {
  public:
-  DifferentialRun(uint64_t seed, uint32_t line_size)
-      : rng_(seed), h_(uint64_t(line_size) * 40, 16 << 20, [&] {
+  // With commit_before_ack, crashes come without a flush first: every acknowledged write must
+  // survive a kill -9 anyway.
+  DifferentialRun(uint64_t seed, uint32_t line_size, bool commit_before_ack = false)
+      : rng_(seed), commit_before_ack_(commit_before_ack), h_(uint64_t(line_size) * 40, 16 << 20, [&] {
           FormatOptions f;
           f.line_size = line_size;
           f.mode = CacheMode::kWriteBack;
           return f;
-        }(), [] {
+        }(), [&] {
           CacheOptions o;
           o.shards = 4;
+          o.commit_before_ack = commit_before_ack;
           o.cleaning_options.dirty_high = 0.6;
           o.cleaning_options.idle_after = std::chrono::microseconds(200);
           o.policies.sequential =
@@ -176,15 +179,17 @@ class DifferentialRun {
     });
   }
 
-  // With nothing in flight: a clean restart, or a flush followed by a crash (no close). Either way
-  // every acknowledged write must survive.
+  // With nothing in flight: a clean restart, or a crash (no close) after a flush, or, with
+  // commit_before_ack, without one. Either way every acknowledged write must survive.
   void restart() {
     h_.loop.run_until([&] { return inflight_ == 0; });
     bypasses_before_restart_ += bypasses_since_open();
     if (rng_() % 2) {
       h_.restart();
     } else {
-      ASSERT_TRUE(testing::SyncFlush(h_.loop, *h_.cache).ok());
+      if (!commit_before_ack_) {
+        ASSERT_TRUE(testing::SyncFlush(h_.loop, *h_.cache).ok());
+      }
       h_.crash_restart();
     }
   }
@@ -212,6 +217,7 @@ class DifferentialRun {
   }
 
   std::mt19937_64 rng_;
+  const bool commit_before_ack_;
   uint64_t last_end_ = 0;
   testing::CacheHarness h_;
   std::vector<std::byte> reference_;
@@ -219,13 +225,13 @@ class DifferentialRun {
   uint64_t bypasses_before_restart_ = 0;
 };
 
-TEST(DifferentialTest, RandomOpsMatchReferenceImage) {
+void RunDifferential(bool commit_before_ack, uint64_t default_ops) {
   const uint64_t seed = EnvOr("TIERCACHE_SEED", std::random_device{}());
-  const uint64_t ops = EnvOr("TIERCACHE_DIFF_OPS", kDefaultOps);
+  const uint64_t ops = EnvOr("TIERCACHE_DIFF_OPS", default_ops);
   for (uint32_t line_size : {4096u, 16384u, 65536u}) {
     SCOPED_TRACE("seed " + std::to_string(seed) + " line_size " + std::to_string(line_size) +
                  " (rerun with TIERCACHE_SEED=" + std::to_string(seed) + ")");
-    DifferentialRun run(seed, line_size);
+    DifferentialRun run(seed, line_size, commit_before_ack);
     run.run(ops / 3);
     std::printf("seed %llu line %u: %llu requests checked, %llu bypassed as sequential\n",
                 (unsigned long long)seed, line_size, (unsigned long long)run.completed(),
@@ -233,6 +239,13 @@ TEST(DifferentialTest, RandomOpsMatchReferenceImage) {
     EXPECT_GT(run.sequential_bypasses(), 0u);
     if (::testing::Test::HasFailure()) return;
   }
+}
+
+TEST(DifferentialTest, RandomOpsMatchReferenceImage) { RunDifferential(false, kDefaultOps); }
+
+// ublk with user recovery: the kernel keeps every acknowledgement across a crash of the server.
+TEST(DifferentialTest, WithCommitBeforeAckUnflushedAcknowledgedWritesSurviveProcessCrashes) {
+  RunDifferential(true, kDefaultOps / 4);
 }
 
 }  // namespace

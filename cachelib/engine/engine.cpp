@@ -111,6 +111,8 @@ void Engine::set_dirty(Shard& shard, uint32_t id, const SectorBits& dirty) {
   // lets the epoch say which persist covers this change.
   std::lock_guard lock(persist_mu_);
   store->mark_changed(id);
+  // Only a persist that starts after this change covers it.
+  shard.dirty_record_epoch.store(persist_started_ + 1, std::memory_order_release);
   if (dirty.any()) {
     shard.set_durable_dirty(id, true);
   } else if (shard.durable_dirty(id)) {
@@ -170,5 +172,19 @@ void Engine::flush_all(IoCallback done) {
   persist(arrive);
 }
 
+void Engine::commit_then(uint64_t offset, uint64_t length, IoCallback done) {
+  if (!options.commit_before_ack) return done(Status::Ok());
+  uint64_t need = 0;
+  const uint64_t first = offset / line_size, last = (offset + std::max<uint64_t>(length, 1) - 1) / line_size;
+  if (last - first >= 4 * shards_.size()) {
+    for (const auto& s : shards_) need = std::max(need, s->dirty_record_epoch.load(std::memory_order_acquire));
+  } else {
+    for (uint64_t l = first; l <= last; ++l) {
+      need = std::max(need, shard_for(l).dirty_record_epoch.load(std::memory_order_acquire));
+    }
+  }
+  if (persist_completed_.load(std::memory_order_acquire) >= need) return done(Status::Ok());
+  persist(std::move(done));
+}
 
 }  // namespace tiercache

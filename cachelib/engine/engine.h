@@ -80,6 +80,10 @@ class Engine {
   void persist(IoCallback done);
   // FLUSH: every write completed before the call becomes durable (core flushed, SSD records persisted).
   void flush_all(IoCallback done);
+  // With options.commit_before_ack: calls done once the dirty-state records the shards holding
+  // core bytes [offset, offset + length) changed up to now are durable (persisting if needed).
+  // Otherwise calls done at once.
+  void commit_then(uint64_t offset, uint64_t length, IoCallback done);
 
   uint64_t total_lines() const { return store->line_count(); }
 

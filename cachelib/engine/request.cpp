@@ -144,6 +144,10 @@ void Request::finish() {
   if (status.ok() && flags.fua) {
     return engine.flush_all(std::move(complete));
   }
+  // A client that outlives a crash of the server must find every acknowledged change.
+  if (status.ok() && kind != RequestKind::kRead && kind != RequestKind::kPrefetch) {
+    return engine.commit_then(offset, length, std::move(complete));
+  }
   complete(std::move(status));
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -65,6 +66,10 @@ class Shard {
   // Appends the core lines of up to `max` dirty lines (of dirty epoch `epoch` only, if >= 0),
   // continuing where the last call stopped.
   void collect_dirty(std::vector<uint64_t>& out, size_t max, int epoch = -1);
+
+  // The persist epoch that must complete before the shard's latest change of dirty state is on
+  // the SSD (Engine::set_dirty sets it; CacheOptions::commit_before_ack waits for it).
+  std::atomic<uint64_t> dirty_record_epoch{0};
 
   LineLockTable& locks() { return locks_; }
   const LineLockTable& locks() const { return locks_; }

@@ -57,6 +57,9 @@ Result<std::unique_ptr<CacheService>> CacheService::Open(const DaemonConfig& con
   CacheOptions options;
   options.background_loop = &main_loop.loop();
   options.policies = PolicyOverridesFor(config, recorded_sequential);
+  // The kernel keeps a ublk device's acknowledgements across a crash of this process (user
+  // recovery): no acknowledged write may then depend on records still in memory.
+  options.commit_before_ack = config.commit_acks;
   std::promise<Result<std::unique_ptr<Cache>>> opened;
   main_loop.loop().post([&] {
     Cache::Open(service->devices_->ssd.top(), service->devices_->core.top(),

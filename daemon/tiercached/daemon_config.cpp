@@ -89,6 +89,9 @@ Result<DaemonConfig> ParseDaemonConfig(int argc, char** argv) {
       ->check(CLI::Range(1, 4096));
   app.add_option("--ublk-recover", c.ublk_recover,
                  "reattach to /dev/ublkbN left by a killed tiercached (user recovery)");
+  app.add_flag("--commit-acks", c.commit_acks,
+               "acknowledge a write once the cache records it needs are on the SSD, so it survives "
+               "a kill -9 even unflushed (always on with --ublk)");
   AddPolicyOptions(app, &c);
   app.set_version_flag("--version", "tiercached 0.1.0");
   try {
@@ -104,6 +107,7 @@ Result<DaemonConfig> ParseDaemonConfig(int argc, char** argv) {
   }
   TC_RETURN_IF_ERROR(CheckPolicyFlags(c));
   if (c.ublk_recover >= 0) c.ublk = true;
+  if (c.ublk) c.commit_acks = true;
   if (c.socket_path.empty()) c.socket_path = DefaultExportPath(c.cache_path);
   if (c.control_path.empty()) c.control_path = DefaultControlPath(c.cache_path);
   return c;

@@ -35,6 +35,9 @@ struct DaemonConfig {
   unsigned ublk_queues = 1;   // --queues N: ublk hardware queues (one thread each)
   unsigned ublk_depth = 64;   // --depth N: requests in flight per queue
   int ublk_recover = -1;      // --ublk-recover N: reattach to /dev/ublkbN after a crash
+  // --commit-acks: acknowledge writes only once the records they depend on are on the SSD, so
+  // they survive a kill -9 unflushed (CacheOptions::commit_before_ack). Always on with --ublk.
+  bool commit_acks = false;
   // Policies to run instead of those `tiercache create` recorded (the superblock keeps its own).
   std::string admission;      // --admission NAME; empty: as recorded
   std::string replacement;    // --replacement NAME; empty: as recorded
