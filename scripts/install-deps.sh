@@ -17,6 +17,8 @@ packages=(
   # real-kernel VM tests (tests/vm/): qemu TCG, busybox initramfs, guest nbd-client, unpacking
   # the backports kernel and its modules, per-connection guestfwd relay to the host Unix socket
   qemu-system-x86 busybox-static nbd-client cpio xz-utils kmod socat
+  # the GPT with 512-byte sectors the guest writes on /dev/nbd0
+  fdisk
 )
 
 missing=()

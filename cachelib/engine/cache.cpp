@@ -1,8 +1,13 @@
 #include "cachelib/engine/cache.h"
 
+#include <array>
+#include <cstring>
+
 #include "cachelib/engine/cleaner.h"
 #include "cachelib/engine/engine.h"
+#include "cachelib/engine/io_paths.h"
 #include "cachelib/engine/mode_table.h"
+#include "cachelib/engine/partial_sectors.h"
 #include "cachelib/engine/request.h"
 
 namespace tiercache {
@@ -29,7 +34,7 @@ Status CacheOptions::validate() const {
 
 Cache::Cache(std::unique_ptr<Engine> engine)
     : Device("tiercache:" + engine->ssd.name(), RoundDownToSector(engine->core.size()),
-             kSectorSize),
+             kLogicalSectorSize),
       engine_(std::move(engine)) {}
 
 Cache::~Cache() = default;
@@ -155,6 +160,16 @@ PolicyReport Cache::policy_report() const {
 const SuperblockInfo& Cache::info() const { return engine_->store->info(); }
 
 void Cache::read_impl(uint64_t offset, std::span<std::byte> buf, IoCallback cb) {
+  if (!SectorAligned(offset, buf.size())) {
+    // Read the 4 KiB-aligned cover, hand the client its part.
+    const uint64_t start = CoverStart(offset), end = CoverEnd(offset + buf.size());
+    auto bounce = NewSectorBuffer(end - start);
+    return read_impl(start, std::span<std::byte>(bounce.get(), end - start),
+                     [bounce, buf, skip = offset - start, cb = std::move(cb)](Status s) {
+                       if (s.ok()) std::memcpy(buf.data(), bounce.get() + skip, buf.size());
+                       cb(std::move(s));
+                     });
+  }
   Request* r = NewRequest(*engine_, RequestKind::kRead, offset, buf.size(), std::move(cb));
   r->mode = ResolveEffectiveMode(*engine_, r->mode, offset, buf.size(), false);
   r->read_buf = buf.data();
@@ -163,9 +178,14 @@ void Cache::read_impl(uint64_t offset, std::span<std::byte> buf, IoCallback cb) 
 
 void Cache::write_impl(uint64_t offset, std::span<const std::byte> buf, WriteFlags flags,
                        IoCallback cb) {
-  Request* r = NewRequest(*engine_, RequestKind::kWrite, offset, buf.size(), std::move(cb));
-  r->mode = ResolveEffectiveMode(*engine_, r->mode, offset, buf.size(), true);
-  r->write_buf = buf.data();
+  Request* r;
+  if (SectorAligned(offset, buf.size())) {
+    r = NewRequest(*engine_, RequestKind::kWrite, offset, buf.size(), std::move(cb));
+    r->write_buf = buf.data();
+  } else {
+    r = NewPartialWrite(*engine_, offset, buf, std::move(cb));
+  }
+  r->mode = ResolveEffectiveMode(*engine_, r->mode, r->offset, r->length, true);
   r->flags = flags;
   r->start(OpsFor(r->mode).write_segment);
 }
@@ -181,15 +201,38 @@ void Cache::flush_impl(IoCallback cb) {
 
 void Cache::discard_impl(uint64_t offset, uint64_t length, IoCallback cb) {
   EngineCounters::add(engine_->counters.discards);
-  Request* r = NewRequest(*engine_, RequestKind::kDiscard, offset, length, std::move(cb));
+  // TRIM is advisory: only the whole 4 KiB sectors inside the range are dropped.
+  const uint64_t start = CoverEnd(offset), end = CoverStart(offset + length);
+  if (start >= end) {
+    return EventLoop::current()->post([cb = std::move(cb)] { cb(Status::Ok()); });
+  }
+  Request* r = NewRequest(*engine_, RequestKind::kDiscard, start, end - start, std::move(cb));
   r->start(&DiscardSegment);
 }
 
 void Cache::write_zeroes_impl(uint64_t offset, uint64_t length, WriteFlags flags, IoCallback cb) {
+  if (!SectorAligned(offset, length)) return write_zeroes_unaligned(offset, length, flags, std::move(cb));
   EngineCounters::add(engine_->counters.write_zeroes);
   Request* r = NewRequest(*engine_, RequestKind::kWriteZeroes, offset, length, std::move(cb));
   r->flags = flags;
   r->start(&WriteZeroesSegment);
+}
+
+void Cache::write_zeroes_unaligned(uint64_t offset, uint64_t length, WriteFlags flags,
+                                   IoCallback cb) {
+  // The whole sectors inside are zeroed as usual; the partial ones at either end are written
+  // with zeros (a read-modify-write under the line lock).
+  static const std::array<std::byte, kSectorSize> kZeros{};
+  const uint64_t end = offset + length;
+  const uint64_t inner_start = std::min(CoverEnd(offset), end);
+  const uint64_t inner_end = std::max(CoverStart(end), inner_start);
+  auto join = IoJoin::Make(std::move(cb));
+  if (inner_start > offset) {
+    write_impl(offset, std::span(kZeros.data(), inner_start - offset), flags, join->add());
+  }
+  if (inner_end > inner_start) write_zeroes_impl(inner_start, inner_end - inner_start, flags, join->add());
+  if (end > inner_end) write_impl(inner_end, std::span(kZeros.data(), end - inner_end), flags, join->add());
+  join->seal();
 }
 
 void Cache::prefetch_impl(uint64_t offset, uint64_t length, IoCallback cb) {

@@ -78,6 +78,10 @@ struct PolicyReport {
 
 class Engine;
 
+// The cache's logical sector: clients may read and write any multiple of it, as on a 512e disk;
+// the engine works in 4096-byte sectors and read-modify-writes the partial ones.
+inline constexpr uint32_t kLogicalSectorSize = 512;
+
 class Cache final : public Device {
  public:
   using OpenCallback = std::function<void(Result<std::unique_ptr<Cache>>)>;
@@ -111,6 +115,7 @@ class Cache final : public Device {
   void prefetch_impl(uint64_t offset, uint64_t length, IoCallback cb) override;
 
  private:
+  void write_zeroes_unaligned(uint64_t offset, uint64_t length, WriteFlags flags, IoCallback cb);
   explicit Cache(std::unique_ptr<Engine> engine);
   std::unique_ptr<Engine> engine_;
 };

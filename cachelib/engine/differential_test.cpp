@@ -77,7 +77,9 @@ class DifferentialRun {
   uint64_t pick_offset(uint64_t len) {
     const uint64_t size = reference_.size();
     uint64_t region = (rng_() % 4 == 0) ? size : size / 8;  // 75% in a hot eighth
-    uint64_t off = (rng_() % (region / 4096)) * 4096;
+    // A request of 512-byte sectors starts on any 512-byte boundary (a 512e disk).
+    const uint64_t granule = len % 4096 ? 512 : 4096;
+    uint64_t off = (rng_() % (region / granule)) * granule;
     // A third of the requests continue where the last one ended: streams that pass the 16 KiB
     // sequential cutoff, so bypassed reads and writes meet cached and dirty data in every mode.
     if (rng_() % 3 == 0) off = last_end_;
@@ -86,6 +88,12 @@ class DifferentialRun {
     return off;
   }
   uint64_t pick_length() {
+    // A quarter in 512-byte sectors, 512 bytes to 12 KiB, not a multiple of 4 KiB: partial sectors.
+    if (rng_() % 4 == 0) {
+      uint64_t n = 1 + rng_() % 24;
+      if (n % 8 == 0) ++n;
+      return n * 512;
+    }
     // Mostly small requests, as on a desktop; some span several lines.
     static constexpr uint64_t kSizes[] = {4096, 4096, 4096, 8192, 12288, 16384, 32768, 65536,
                                           131072, 262144};
@@ -137,7 +145,10 @@ class DifferentialRun {
 
   void submit_trim() {
     uint64_t len = pick_length(), off = pick_offset(len);
-    std::fill(reference_.begin() + off, reference_.begin() + off + len, std::byte{0});
+    // TRIM is advisory: the cache drops the whole 4 KiB sectors inside (reading zeros from the
+    // core here) and leaves partial ones as they are.
+    const uint64_t first = (off + 4095) / 4096 * 4096, last = (off + len) / 4096 * 4096;
+    if (first < last) std::fill(reference_.begin() + first, reference_.begin() + last, std::byte{0});
     ++inflight_;
     EventLoop::ScopedCurrent scope(&h_.loop);
     h_.cache->discard(off, len, [this](Status s) {

@@ -1,5 +1,7 @@
 #include "cachelib/engine/io_paths.h"
 
+#include "cachelib/engine/partial_sectors.h"
+
 namespace tiercache {
 
 void LockLineThen(Engine& engine, EventLoop* loop, uint64_t core_line, bool exclusive,
@@ -11,6 +13,15 @@ void LockLineThen(Engine& engine, EventLoop* loop, uint64_t core_line, bool excl
     now = shard.locks().lock_or_wait(core_line, exclusive, loop, then);
   }
   if (now) then();
+}
+
+void LockThen(Request& req, const Segment& seg, bool exclusive, EventLoop::Task then) {
+  if (req.partial && exclusive) {
+    then = [&req, seg, then = std::move(then)]() mutable {
+      FillPartialSectorsThen(req, seg, std::move(then));
+    };
+  }
+  LockLineThen(req.engine, req.loop, seg.core_line, exclusive, std::move(then));
 }
 
 void UnlockLine(Engine& engine, uint64_t core_line, bool exclusive) {

@@ -24,9 +24,9 @@ void WriteZeroesSegment(Request& req, const Segment& seg);
 // Runs `then` on `loop` once `core_line` is locked (inline if free now).
 void LockLineThen(Engine& engine, EventLoop* loop, uint64_t core_line, bool exclusive,
                   EventLoop::Task then);
-inline void LockThen(Request& req, const Segment& seg, bool exclusive, EventLoop::Task then) {
-  LockLineThen(req.engine, req.loop, seg.core_line, exclusive, std::move(then));
-}
+// Runs `then` once the segment's core line is locked, and for a write not aligned to 4096 bytes
+// once its partial sectors are filled too (partial_sectors.h).
+void LockThen(Request& req, const Segment& seg, bool exclusive, EventLoop::Task then);
 void UnlockLine(Engine& engine, uint64_t core_line, bool exclusive);
 
 // Calls fn(first_sector, count, in_set) for each maximal run of sectors in [first, first+n) that

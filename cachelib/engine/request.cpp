@@ -1,5 +1,7 @@
 #include "cachelib/engine/request.h"
 
+#include "cachelib/engine/partial_sectors.h"
+
 #include <algorithm>
 #include <cassert>
 

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -14,6 +15,8 @@
 namespace tiercache {
 
 enum class RequestKind : uint8_t { kRead, kWrite, kDiscard, kWriteZeroes, kPrefetch };
+
+struct PartialWrite;
 
 struct Segment {
   uint64_t core_line = 0;
@@ -56,6 +59,9 @@ struct Request {
     IoCallback done;
   };
   bool batching_core_io = false;
+  // Set for a write not aligned to 4096 bytes: the request runs over the aligned cover and each
+  // segment fills its partial sectors under its lock first (partial_sectors.h).
+  std::shared_ptr<PartialWrite> partial;
   std::vector<CoreIo> core_batch;
 
   using SegmentFn = void (*)(Request&, const Segment&);

@@ -51,6 +51,8 @@ Result<std::unique_ptr<UblkServer>> StartUblk(const DaemonConfig& config, Device
   options.dev_id = config.ublk_id;
   options.queues = config.ublk_queues;
   options.depth = config.ublk_depth;
+  // 512-byte logical sectors (4096-byte physical), as a 512e disk: the cache takes any of them.
+  options.logical_block_size = volume.block_size();
   if (config.ublk_recover >= 0) {
     return UblkServer::Recover(volume, uint32_t(config.ublk_recover), options);
   }

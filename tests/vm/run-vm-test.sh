@@ -87,6 +87,7 @@ ublk_start() { exec tiercached $files --buffered --ublk --ublk-id 0 --foreground
 ublk_recover() { exec tiercached $files --buffered --ublk-recover 0 --foreground; }
 ublk_ready() { [ -b /dev/ublkb0 ] && timeout 2 dd if=/dev/ublkb0 of=/dev/null bs=4096 count=1; }
 UBLK_BACKING=
+UBLK_LBS=512
 FIO_BASELINE=/data/hdd.img"
   else
     local srv="$BUILD/daemon/ublk/ublk_test_server"
@@ -98,6 +99,7 @@ ublk_start() { exec ublk_test_server --file /data/backing.img --id 0 \"\$@\"; }
 ublk_recover() { exec ublk_test_server --file /data/backing.img --recover 0; }
 ublk_ready() { grep -q READY /tmp/ublk.log; }
 UBLK_BACKING=/data/backing.img
+UBLK_LBS=4096
 FIO_BASELINE=/data/backing.img"
   fi
 }
@@ -111,7 +113,7 @@ NBD_PORT=$NBD_PORT"
 case "$TEST" in
   nbd)
     start_host_nbd_server
-    GUEST_BINS+=(/usr/sbin/nbd-client)
+    GUEST_BINS+=(/usr/sbin/nbd-client "$(command -v sfdisk)=/usr/sbin/sfdisk")
     VM_GUEST_ENV+="
 NBD_SERVER='$NBD_SERVER'"
     ;;

@@ -33,12 +33,13 @@ check_queue_attr() {
 
 ublk_prepare || fail "ublk_prepare"
 start_server ublk_start
-check_queue_attr logical_block_size 4096
+check_queue_attr logical_block_size "$UBLK_LBS"
+check_queue_attr physical_block_size 4096
 check_queue_attr write_cache "write back"
 check_queue_attr fua 1
 [ "$(cat /sys/block/ublkb0/queue/discard_max_bytes)" != 0 ] || fail "no discard"
 [ "$(cat /sys/block/ublkb0/queue/write_zeroes_max_bytes)" != 0 ] || fail "no write zeroes"
-step "queue limits: 4096-byte blocks, write back cache, FUA, discard, write zeroes"
+step "queue limits: $UBLK_LBS-byte logical blocks (4096 physical), write back cache, FUA, discard, write zeroes"
 
 # Raw bytes at 64 MiB reach the backing file; a discard there reads back as zeros.
 dd if=/dev/urandom of=/tmp/raw bs=65536 count=16 2>/dev/null
@@ -54,6 +55,14 @@ drop_caches
 dd if=/dev/zero of=/tmp/zero bs=65536 count=16 2>/dev/null
 dd if=$DEV bs=65536 skip=1024 count=16 2>/dev/null | cmp -s - /tmp/zero || fail "discard"
 step "raw 1 MiB write/read and discard checked byte for byte"
+if [ "$UBLK_LBS" = 512 ]; then
+  dd if=/dev/urandom of=/tmp/odd bs=512 count=5 2>/dev/null
+  dd if=/tmp/odd of=$DEV bs=512 seek=131077 oflag=direct conv=fsync 2>/dev/null || fail "512-byte writes"
+  drop_caches
+  dd if=$DEV bs=512 skip=131077 count=5 iflag=direct 2>/dev/null | cmp -s - /tmp/odd ||
+    fail "512-byte sectors read back differ"
+  step "5 sectors of 512 bytes at sector 131077 written and read back byte for byte"
+fi
 
 mkfs.ext4 -q -F $DEV || fail "mkfs.ext4"
 mount -t ext4 $DEV /mnt || fail "mount"
