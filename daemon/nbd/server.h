@@ -1,7 +1,8 @@
 // Server: exports one Device over NBD. Listens on a Unix socket and/or TCP, accepts on the
 // first of N LoopThreads and hands connections out round-robin; each Connection lives on one
-// loop for its whole life. Every connection shares the one Device, whose flush covers all
-// completed writes, so NBD_FLAG_CAN_MULTI_CONN is advertised. Knows nothing about caching.
+// loop for its whole life; beyond max_connections open at once, new ones are closed at
+// accept. Every connection shares the one Device, whose flush covers all completed writes, so
+// NBD_FLAG_CAN_MULTI_CONN is advertised. Knows nothing about caching.
 // Start/stop/destruction are thread-safe. The Device must stay alive until stop()'s `done` ran
 // (or the destructor returned): after that the Server never touches it again, so a Device
 // whose teardown posts to the server's loops (FileDevice) may be destroyed before the Server.
