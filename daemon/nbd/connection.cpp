@@ -289,8 +289,9 @@ void Connection::Dispatch(IoBuffer payload) {
     return;
   }
   ++in_flight_;
+  const uint64_t cost = Cost(current_, options_.range_chunk_bytes);
   executor_->Execute(current_.command, std::move(payload),
-                     [self = shared_from_this(), cost = Cost(current_, options_.range_chunk_bytes)](IoBuffer reply) {
+                     [self = shared_from_this(), cost](IoBuffer reply) {
                        self->OnReply(std::move(reply), cost);
                      });
 }

@@ -94,7 +94,9 @@ class ConnectionTest : public ::testing::Test {
     Bytes all;
     std::byte buf[65536];
     ssize_t n;
-    while ((n = recv(client_, buf, sizeof buf, MSG_DONTWAIT)) > 0) all.insert(all.end(), buf, buf + n);
+    while ((n = recv(client_, buf, sizeof buf, MSG_DONTWAIT)) > 0) {
+      all.insert(all.end(), buf, buf + n);
+    }
     eof_ = (n == 0);
     return all;
   }

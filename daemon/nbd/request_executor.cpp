@@ -42,8 +42,8 @@ RequestExecutor::RequestExecutor(Device& device, const Negotiated& negotiated,
                                  uint64_t range_chunk_bytes)
     : device_(device),
       structured_(negotiated.structured_replies),
-      chunk_bytes_(std::max<uint64_t>(device.block_size(),
-                                      range_chunk_bytes - range_chunk_bytes % device.block_size())) {}
+      chunk_bytes_(std::max<uint64_t>(
+          device.block_size(), range_chunk_bytes - range_chunk_bytes % device.block_size())) {}
 
 void RequestExecutor::Execute(const Command& cmd, IoBuffer payload, ReplyFn done) {
   auto p = std::make_unique<Pending>();

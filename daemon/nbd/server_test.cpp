@@ -387,13 +387,16 @@ TEST_F(ServerTest, MisbehavingClientsAreDroppedAndTheOthersKeepRunning) {
   ServerConfig config;
   config.unix_socket = socket_;
   config.threads = 1;  // all on one loop: a dropped client must not disturb its neighbours
-  config.connection.handshake_timeout = std::chrono::milliseconds(50);
+  // Long enough for each Go() below even on a loaded machine; only the staller waits it out.
+  config.connection.handshake_timeout = std::chrono::milliseconds(500);
   auto s = Server::Start(dev, config);
   ASSERT_TRUE(s.ok());
   server_ = std::move(s).value();
-  Client good(socket_), bad_magic(socket_), oversized(socket_), staller(socket_);
+  Client good(socket_);
   good.Go();
+  Client bad_magic(socket_);
   bad_magic.Go();
+  Client oversized(socket_);
   oversized.Go();
   ExpectWorks(good, 1);
   Bytes garbage(28, std::byte{0x41});
@@ -404,6 +407,7 @@ TEST_F(ServerTest, MisbehavingClientsAreDroppedAndTheOthersKeepRunning) {
   ExpectWorks(good, 3);
   // The staller reads the greeting and sends nothing: the handshake timeout drops it, while
   // `good`, in transmission for longer than that timeout, stays.
+  Client staller(socket_);
   EXPECT_EQ(staller.Recv(18).size(), 18u);
   EXPECT_TRUE(staller.AtEof());
   ExpectWorks(good, 5);
