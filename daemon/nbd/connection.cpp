@@ -21,11 +21,21 @@ constexpr size_t kDirectReceive = 64 * 1024;
 // Reads per readiness event, so one busy client cannot starve the others on its loop.
 constexpr int kReadsPerEvent = 8;
 
-// Buffer bytes a request holds while in flight: its payload or its read data.
-uint64_t DataBytes(const CheckedRequest& r) {
+// What a request counts against max_in_flight_bytes: the data buffer a READ or WRITE holds,
+// or the device work a TRIM, WRITE_ZEROES or CACHE has under way at once (one chunk).
+uint64_t Cost(const CheckedRequest& r, uint64_t range_chunk_bytes) {
   if (!r.status.ok()) return 0;
-  if (r.command.op == Op::kRead || r.command.op == Op::kWrite) return r.command.length;
-  return 0;
+  switch (r.command.op) {
+    case Op::kRead:
+    case Op::kWrite:
+      return r.command.length;
+    case Op::kTrim:
+    case Op::kWriteZeroes:
+    case Op::kCache:
+      return std::min<uint64_t>(r.command.length, range_chunk_bytes);
+    default:
+      return 0;
+  }
 }
 
 }  // namespace
@@ -63,6 +73,10 @@ void Connection::Start() {
     return;
   }
   interest_ = EPOLLIN;
+  std::weak_ptr<Connection> weak = weak_from_this();
+  handshake_timer_ = loop_.schedule_after(options_.handshake_timeout, [weak] {
+    if (auto self = weak.lock()) self->OnHandshakeTimeout();
+  });
   if (options_.send_buffer > 0) SizeSendBuffer();
   Bytes greeting;
   handshake_->Start(greeting);
@@ -184,7 +198,10 @@ bool Connection::HandshakeStep() {
     case Handshake::Outcome::kTransmission:
       negotiated_ = handshake_->negotiated();
       handshake_.reset();
-      executor_ = std::make_unique<RequestExecutor>(device_, negotiated_);
+      loop_.cancel(handshake_timer_);
+      handshake_timer_ = 0;
+      executor_ =
+          std::make_unique<RequestExecutor>(device_, negotiated_, options_.range_chunk_bytes);
       phase_ = Phase::kTransmission;
       if (options_.verbose) Log("entered transmission");
       return true;
@@ -213,9 +230,9 @@ bool Connection::StartRequest() {
   }
   RequestHeader header = ParseRequestHeader(buffered());
   CheckedRequest checked = CheckRequest(header, info_, negotiated_);
-  // Data buffers (read replies, write payloads) are bounded per connection; one request of
-  // any size may always run when nothing else holds memory.
-  const uint64_t cost = DataBytes(checked);
+  // Data buffers and device work are bounded per connection; one request of any size may
+  // always run when nothing else is in flight.
+  const uint64_t cost = Cost(checked, options_.range_chunk_bytes);
   if (in_flight_bytes_ > 0 && in_flight_bytes_ + cost > options_.max_in_flight_bytes) {
     return false;
   }
@@ -272,8 +289,9 @@ void Connection::Dispatch(IoBuffer payload) {
     return;
   }
   ++in_flight_;
+  const uint64_t cost = Cost(current_, options_.range_chunk_bytes);
   executor_->Execute(current_.command, std::move(payload),
-                     [self = shared_from_this(), cost = DataBytes(current_)](IoBuffer reply) {
+                     [self = shared_from_this(), cost](IoBuffer reply) {
                        self->OnReply(std::move(reply), cost);
                      });
 }
@@ -337,6 +355,16 @@ void Connection::UpdateInterest() {
   interest_ = want;
 }
 
+void Connection::OnHandshakeTimeout() {
+  handshake_timer_ = 0;
+  if (phase_ != Phase::kHandshake) return;
+  double seconds = std::chrono::duration<double>(options_.handshake_timeout).count();
+  char reason[96];
+  std::snprintf(reason, sizeof reason, "handshake not finished within %g s: disconnecting",
+                seconds);
+  Close(reason, true);
+}
+
 void Connection::BeginDrain(const std::string& reason, bool error) {
   if (phase_ == Phase::kDraining || phase_ == Phase::kClosed) return;
   if (error || options_.verbose) Log(reason);
@@ -365,6 +393,7 @@ void Connection::MaybeFinish() {
   if (phase_ != Phase::kClosed || in_flight_ != 0 || finished_) return;
   finished_ = true;
   if (drain_timer_ != 0) loop_.cancel(drain_timer_);
+  if (handshake_timer_ != 0) loop_.cancel(handshake_timer_);
   if (on_finished_) on_finished_(this);
 }
 

@@ -25,9 +25,18 @@ namespace tiercache::nbd {
 struct ConnectionOptions {
   // Requests executing at once; more stay unread in the socket. Default 256, must be > 0.
   size_t max_in_flight = 256;
-  // Read and write data held by in-flight requests before reading pauses (a single larger
-  // request still runs alone). Default 64 MiB.
+  // Bytes of in-flight requests before reading pauses (a single larger request still runs
+  // alone). READ and WRITE count their length (the data buffers they hold); TRIM,
+  // WRITE_ZEROES and CACHE count min(length, range_chunk_bytes), the most device work they
+  // have under way at once. Default 64 MiB.
   uint64_t max_in_flight_bytes = 64u << 20;
+  // TRIM, WRITE_ZEROES and CACHE longer than this reach the Device as chunks of at most this
+  // many bytes (rounded down to the block size), each sent once the previous one completed;
+  // one reply at the end. Default 64 MiB, must be > 0.
+  uint64_t range_chunk_bytes = 64u << 20;
+  // A client that has not entered the transmission phase this long after connecting is
+  // disconnected. Default 10 s, must be > 0.
+  Nanos handshake_timeout = std::chrono::seconds(10);
   // Reply bytes queued before reading pauses. Default 64 MiB.
   size_t max_queued_output = 64u << 20;
   // Socket send buffer: room for whole large READ replies, so one sendmsg takes a 1 MiB reply
@@ -86,6 +95,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void UpdateInterest();
   bool WantRead() const;
 
+  void OnHandshakeTimeout();
   void BeginDrain(const std::string& reason, bool error);
   void Close(const std::string& reason, bool error);
   void MaybeFinish();
@@ -118,13 +128,14 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   OutputQueue out_;
   size_t in_flight_ = 0;
-  uint64_t in_flight_bytes_ = 0;  // DataBytes() of requests started and not yet answered
+  uint64_t in_flight_bytes_ = 0;  // Cost() of requests started and not yet answered
   uint32_t interest_ = 0;
   bool socket_full_ = false;
   bool flush_posted_ = false;
   bool processing_ = false;
   bool finished_ = false;
   EventLoop::TimerId drain_timer_ = 0;
+  EventLoop::TimerId handshake_timer_ = 0;
 };
 
 }  // namespace tiercache::nbd

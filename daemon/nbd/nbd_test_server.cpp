@@ -26,7 +26,9 @@ using tiercache::EpollEventLoop;
 constexpr const char* kUsage =
     "usage: nbd_test_server (--socket PATH | --tcp HOST:PORT)... [--memory SIZE | --file PATH]\n"
     "         [--block-size N] [--threads N] [--poll-us N] [--export-name NAME] [--description TEXT]\n"
-    "         [--pidfile PATH] [--drain-timeout-ms N] [--verbose]\n"
+    "         [--pidfile PATH] [--drain-timeout-ms N] [--max-connections N]\n"
+    "         [--handshake-timeout-ms N] [--range-chunk SIZE] [--max-in-flight-bytes SIZE]\n"
+    "         [--verbose]\n"
     "  SIZE takes K, M, G, T suffixes (powers of 1024). Default: --memory 1G.\n";
 
 struct Args {
@@ -71,6 +73,10 @@ const option kOptions[] = {{"socket", required_argument, nullptr, 's'},
                            {"pidfile", required_argument, nullptr, 'p'},
                            {"verbose", no_argument, nullptr, 'v'},
                            {"drain-timeout-ms", required_argument, nullptr, 'D'},
+                           {"max-connections", required_argument, nullptr, 'C'},
+                           {"handshake-timeout-ms", required_argument, nullptr, 'H'},
+                           {"range-chunk", required_argument, nullptr, 'R'},
+                           {"max-in-flight-bytes", required_argument, nullptr, 'I'},
                            {nullptr, 0, nullptr, 0}};
 
 // Applies one parsed option; false when its value is malformed or the option unknown.
@@ -93,6 +99,10 @@ bool ApplyOption(int c, const char* value, Args& args) {
     case 'j': args.config.threads = unsigned(n); return true;
     case 'P': args.config.loop.busy_poll = std::chrono::microseconds(n); return true;
     case 'D': args.config.connection.drain_timeout = std::chrono::milliseconds(n); return true;
+    case 'C': args.config.max_connections = size_t(n); return true;
+    case 'H': args.config.connection.handshake_timeout = std::chrono::milliseconds(n); return true;
+    case 'R': args.config.connection.range_chunk_bytes = n; return true;
+    case 'I': args.config.connection.max_in_flight_bytes = n; return true;
     default: return false;
   }
 }

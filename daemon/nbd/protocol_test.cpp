@@ -147,6 +147,46 @@ TEST_F(ProtocolTest, LengthLimits) {
   EXPECT_TRUE(CheckRequest(ParseRequestHeader(zero), big, structured_).status.ok());
 }
 
+TEST(ExportInfoTest, MinimumIsTheDeviceBlockSizePreferredAtLeast4096) {
+  ExportInfo sectors{"", "", kSize, 512, 32u << 20};
+  EXPECT_EQ(sectors.min_block(), 512u);
+  EXPECT_EQ(sectors.preferred_block(), 4096u);
+  EXPECT_EQ(sectors.max_block(), 32u << 20);
+  ExportInfo pages{"", "", kSize, 4096, 32u << 20};
+  EXPECT_EQ(pages.min_block(), 4096u);
+  EXPECT_EQ(pages.preferred_block(), 4096u);
+  ExportInfo big{"", "", kSize, 65536, (1u << 20) + 512};
+  EXPECT_EQ(big.min_block(), 65536u);
+  EXPECT_EQ(big.preferred_block(), 65536u);
+  EXPECT_EQ(big.max_block(), 1u << 20);  // the device limit, rounded down to the minimum
+  EXPECT_FALSE(ExportInfo::Validate("", "", 768, 32u << 20).ok());
+  EXPECT_FALSE(ExportInfo::Validate("", "", 131072, 32u << 20).ok());
+}
+
+TEST_F(ProtocolTest, AlignmentFollowsTheExportMinimumBlockSize) {
+  // 512-byte export: every command takes 512-aligned ranges.
+  for (uint16_t type : {kCmdRead, kCmdTrim, kCmdCache, kCmdWriteZeroes}) {
+    EXPECT_TRUE(Check(0, type, 1536, 512).status.ok()) << CommandName(type);
+  }
+  EXPECT_TRUE(Check(0, kCmdWrite, 1536, 512).status.ok());
+  // 4096-byte export: the same requests are EINVAL, 4096-aligned ones pass.
+  ExportInfo pages{"", "", kSize, 4096, 32u << 20};
+  for (uint16_t type : {kCmdRead, kCmdWrite, kCmdTrim, kCmdCache, kCmdWriteZeroes}) {
+    Bytes wire = EncodeHeader(0, type, 1, 1536, 512);
+    CheckedRequest r = CheckRequest(ParseRequestHeader(wire), pages, structured_);
+    EXPECT_EQ(NbdError(r.status, 0), kEinval) << CommandName(type);
+    wire = EncodeHeader(0, type, 1, 8192, 4096);
+    EXPECT_TRUE(CheckRequest(ParseRequestHeader(wire), pages, structured_).status.ok());
+  }
+  // Past the end of a 512-byte export: ENOSPC for WRITE and WRITE_ZEROES, else EINVAL.
+  EXPECT_EQ(Error(0, kCmdWrite, kSize - 512, 1024), kEnospc);
+  EXPECT_EQ(Error(0, kCmdWriteZeroes, kSize - 512, 1024), kEnospc);
+  EXPECT_EQ(Error(0, kCmdRead, kSize - 512, 1024), kEinval);
+  EXPECT_EQ(Error(0, kCmdTrim, kSize - 512, 1024), kEinval);
+  EXPECT_EQ(Error(0, kCmdCache, kSize - 512, 1024), kEinval);
+  EXPECT_EQ(Error(0, kCmdWrite, kSize - 512, 512), 0u);  // the last sector is in range
+}
+
 TEST_F(ProtocolTest, OversizedWritePayloadDisconnectsWithoutReading) {
   CheckedRequest r = Check(0, kCmdWrite, 0, (32u << 20) + 1);
   EXPECT_TRUE(r.disconnect);

@@ -1,5 +1,6 @@
 #include "daemon/nbd/request_executor.h"
 
+#include <algorithm>
 #include <cassert>
 
 #include "daemon/nbd/reply.h"
@@ -13,6 +14,7 @@ struct RequestExecutor::Pending {
   bool structured = false;
   IoBuffer buf;  // WRITE payload, or READ reply (header room + data)
   ReplyFn done;
+  uint64_t submitted = 0;  // range commands: bytes already handed to the Device
 };
 
 namespace {
@@ -35,6 +37,13 @@ const RequestExecutor::Handler RequestExecutor::kHandlers[] = {
     &RequestExecutor::WriteZeroes,  // kWriteZeroes
     &RequestExecutor::BlockStatus,  // kBlockStatus
 };
+
+RequestExecutor::RequestExecutor(Device& device, const Negotiated& negotiated,
+                                 uint64_t range_chunk_bytes)
+    : device_(device),
+      structured_(negotiated.structured_replies),
+      chunk_bytes_(std::max<uint64_t>(
+          device.block_size(), range_chunk_bytes - range_chunk_bytes % device.block_size())) {}
 
 void RequestExecutor::Execute(const Command& cmd, IoBuffer payload, ReplyFn done) {
   auto p = std::make_unique<Pending>();
@@ -81,26 +90,9 @@ void RequestExecutor::Flush(std::unique_ptr<Pending> p) {
   device_.flush(ReplyWithStatus(std::move(p)));
 }
 
-void RequestExecutor::Trim(std::unique_ptr<Pending> p) {
-  uint64_t offset = p->cmd.offset;
-  uint64_t length = p->cmd.length;
-  if (!p->cmd.write_flags.fua) {
-    device_.discard(offset, length, ReplyWithStatus(std::move(p)));
-    return;
-  }
-  // Device::discard has no FUA: emulate it with a flush once the discard completed.
-  device_.discard(offset, length, [this, raw = p.release()](Status s) {
-    std::unique_ptr<Pending> owned(raw);
-    if (!s.ok()) return owned->done(StatusReply(owned->cmd, owned->structured, s));
-    device_.flush(ReplyWithStatus(std::move(owned)));
-  });
-}
+void RequestExecutor::Trim(std::unique_ptr<Pending> p) { NextChunk(std::move(p)); }
 
-void RequestExecutor::Cache(std::unique_ptr<Pending> p) {
-  uint64_t offset = p->cmd.offset;
-  uint64_t length = p->cmd.length;
-  device_.prefetch(offset, length, ReplyWithStatus(std::move(p)));
-}
+void RequestExecutor::Cache(std::unique_ptr<Pending> p) { NextChunk(std::move(p)); }
 
 void RequestExecutor::WriteZeroes(std::unique_ptr<Pending> p) {
   if (p->cmd.fast_zero) {
@@ -108,10 +100,34 @@ void RequestExecutor::WriteZeroes(std::unique_ptr<Pending> p) {
     p->done(StatusReply(p->cmd, structured_, Status::NotSupported("fast zero not supported")));
     return;
   }
-  uint64_t offset = p->cmd.offset;
-  uint64_t length = p->cmd.length;
-  WriteFlags flags = p->cmd.write_flags;
-  device_.write_zeroes(offset, length, flags, ReplyWithStatus(std::move(p)));
+  NextChunk(std::move(p));
+}
+
+void RequestExecutor::NextChunk(std::unique_ptr<Pending> p) {
+  const Command& c = p->cmd;
+  if (p->submitted == c.length) return FinishRange(std::move(p));
+  const uint64_t offset = c.offset + p->submitted;
+  const uint64_t length = std::min<uint64_t>(chunk_bytes_, c.length - p->submitted);
+  const Op op = c.op;
+  const WriteFlags flags = c.write_flags;  // FUA on every WRITE_ZEROES chunk
+  p->submitted += length;
+  IoCallback next = [this, raw = p.release()](Status s) {
+    std::unique_ptr<Pending> owned(raw);
+    if (!s.ok()) return owned->done(StatusReply(owned->cmd, owned->structured, s));
+    NextChunk(std::move(owned));
+  };
+  if (op == Op::kTrim) return device_.discard(offset, length, std::move(next));
+  if (op == Op::kWriteZeroes) return device_.write_zeroes(offset, length, flags, std::move(next));
+  device_.prefetch(offset, length, std::move(next));
+}
+
+void RequestExecutor::FinishRange(std::unique_ptr<Pending> p) {
+  // Device::discard has no FUA: emulate it with a flush once every chunk completed.
+  if (p->cmd.op == Op::kTrim && p->cmd.write_flags.fua) {
+    device_.flush(ReplyWithStatus(std::move(p)));
+    return;
+  }
+  p->done(StatusReply(p->cmd, structured_, Status::Ok()));
 }
 
 void RequestExecutor::BlockStatus(std::unique_ptr<Pending> p) {

@@ -1,6 +1,7 @@
 // RequestExecutor: runs validated Commands against a Device (one handler per command, chosen
 // from a table) and hands back each encoded reply. Knows nothing about sockets or caching;
-// wire flags were already turned into WriteFlags by the protocol layer.
+// wire flags were already turned into WriteFlags by the protocol layer. Range commands (TRIM,
+// WRITE_ZEROES, CACHE) are bounded: a long one reaches the Device in sequential chunks.
 // One per connection, used on that connection's loop thread only.
 #pragma once
 
@@ -20,8 +21,9 @@ class RequestExecutor {
   // loop: inline for commands that need no device I/O, later otherwise.
   using ReplyFn = std::function<void(IoBuffer reply)>;
 
-  RequestExecutor(Device& device, const Negotiated& negotiated)
-      : device_(device), structured_(negotiated.structured_replies) {}
+  // TRIM, WRITE_ZEROES and CACHE longer than `range_chunk_bytes` (rounded down to the block
+  // size, at least one block) run as sequential chunks of at most that size.
+  RequestExecutor(Device& device, const Negotiated& negotiated, uint64_t range_chunk_bytes);
 
   // Executes `cmd`; `payload` holds the data of a WRITE. REQUIRES: cmd passed CheckRequest,
   // cmd.op != Op::kDisc, and the caller runs on an event loop (Device contract).
@@ -41,6 +43,10 @@ class RequestExecutor {
   void Cache(std::unique_ptr<Pending> p);
   void WriteZeroes(std::unique_ptr<Pending> p);
   void BlockStatus(std::unique_ptr<Pending> p);
+  // Submits the next chunk of a range command, or finishes it once every chunk succeeded.
+  // The first error ends the command and is its reply.
+  void NextChunk(std::unique_ptr<Pending> p);
+  void FinishRange(std::unique_ptr<Pending> p);
   void Unexpected(std::unique_ptr<Pending> p);
 
   // A device callback that replies with the status (success or error) and frees `p`.
@@ -48,6 +54,7 @@ class RequestExecutor {
 
   Device& device_;
   const bool structured_;
+  const uint64_t chunk_bytes_;
 };
 
 }  // namespace tiercache::nbd

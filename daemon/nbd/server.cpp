@@ -21,6 +21,13 @@ Status ServerConfig::validate() const {
   if (connection.max_in_flight == 0) {
     return Status::InvalidArgument("max_in_flight must be > 0");
   }
+  if (max_connections == 0) return Status::InvalidArgument("max_connections must be > 0");
+  if (connection.range_chunk_bytes == 0) {
+    return Status::InvalidArgument("range_chunk_bytes must be > 0");
+  }
+  if (connection.handshake_timeout <= Nanos(0)) {
+    return Status::InvalidArgument("handshake_timeout must be > 0");
+  }
   return Status::Ok();
 }
 
@@ -103,15 +110,39 @@ void Server::OnAcceptable(Listener* listener) {
       return;
     }
     if (*fd < 0) return;
+    if (RefuseOverLimit(*fd)) continue;
     Worker* worker = workers_[next_worker_++ % workers_.size()].get();
     uint64_t id = next_id_++;
     worker->thread->loop().post([this, worker, fd = *fd, id] { Adopt(worker, fd, id); });
   }
 }
 
+bool Server::RefuseOverLimit(int fd) {
+  if (open_connections_.load(std::memory_order_relaxed) < config_.max_connections) {
+    if (refused_since_log_ > 0) {
+      std::fprintf(stderr, "nbd: accepting connections again (%llu refused at the limit)\n",
+                   static_cast<unsigned long long>(refused_since_log_));
+      refused_since_log_ = 0;
+    }
+    open_connections_.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  refused_connections_.fetch_add(1, std::memory_order_relaxed);  // before the client sees EOF
+  ::close(fd);
+  // Once per episode: a client retrying in a loop must not flood the log.
+  if (refused_since_log_++ == 0) {
+    std::fprintf(stderr,
+                 "nbd: connection limit of %zu reached: refusing new connections until one "
+                 "closes (see --max-connections)\n",
+                 config_.max_connections);
+  }
+  return true;
+}
+
 void Server::Adopt(Worker* worker, int fd, uint64_t id) {
   if (worker->stopping) {
     ::close(fd);
+    open_connections_.fetch_sub(1, std::memory_order_relaxed);
     return;
   }
   auto conn =
@@ -122,7 +153,6 @@ void Server::Adopt(Worker* worker, int fd, uint64_t id) {
                                      MaybeWorkerStopped(worker);
                                    });
   worker->connections.emplace(conn.get(), conn);
-  open_connections_.fetch_add(1, std::memory_order_relaxed);
   conn->Start();
 }
 

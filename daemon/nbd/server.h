@@ -1,7 +1,8 @@
 // Server: exports one Device over NBD. Listens on a Unix socket and/or TCP, accepts on the
 // first of N LoopThreads and hands connections out round-robin; each Connection lives on one
-// loop for its whole life. Every connection shares the one Device, whose flush covers all
-// completed writes, so NBD_FLAG_CAN_MULTI_CONN is advertised. Knows nothing about caching.
+// loop for its whole life; beyond max_connections open at once, new ones are closed at
+// accept. Every connection shares the one Device, whose flush covers all completed writes, so
+// NBD_FLAG_CAN_MULTI_CONN is advertised. Knows nothing about caching.
 // Start/stop/destruction are thread-safe. The Device must stay alive until stop()'s `done` ran
 // (or the destructor returned): after that the Server never touches it again, so a Device
 // whose teardown posts to the server's loops (FileDevice) may be destroyed before the Server.
@@ -38,6 +39,10 @@ struct ServerConfig {
   std::string export_name;
   // Shown by NBD_OPT_LIST / NBD_INFO_DESCRIPTION; empty for none.
   std::string description;
+  // Connections open at once, counted from accept until the connection is fully closed.
+  // One more is accepted and closed at once (logged when the limit is first hit). Default 64,
+  // must be > 0.
+  size_t max_connections = 64;
   ConnectionOptions connection;
 
   // At least one listener; names and connection limits within bounds.
@@ -65,6 +70,8 @@ class Server {
   uint16_t tcp_port() const { return tcp_port_; }
   // Connections currently open (relaxed; exact once quiescent).
   size_t connection_count() const { return open_connections_.load(); }
+  // Connections closed at accept because max_connections were open (relaxed).
+  uint64_t refused_connections() const { return refused_connections_.load(); }
 
  private:
   // One loop thread and the connections it owns (touched only on that thread).
@@ -78,6 +85,8 @@ class Server {
   Server(Device& device, ServerConfig config, ExportInfo info);
   Status Listen();
   void OnAcceptable(Listener* listener);
+  // Closes `fd` when max_connections are open; true when it did.
+  bool RefuseOverLimit(int fd);
   void Adopt(Worker* worker, int fd, uint64_t id);
   void StopWorker(Worker* worker);
   void MaybeWorkerStopped(Worker* worker);
@@ -92,7 +101,10 @@ class Server {
   uint16_t tcp_port_ = 0;
   size_t next_worker_ = 0;  // accept loop only
   uint64_t next_id_ = 1;    // accept loop only
+  // Counted from accept (on the accept loop) to the connection's end (on its own loop).
   std::atomic<size_t> open_connections_{0};
+  std::atomic<uint64_t> refused_connections_{0};
+  uint64_t refused_since_log_ = 0;  // accept loop only: refusals since the limit was hit
 
   std::mutex stop_mu_;
   bool stop_requested_ = false;                   // GUARDED_BY(stop_mu_)

@@ -340,6 +340,94 @@ TEST_F(ServerTest, LiveSocketIsNotReplacedButStaleOneIs) {
   EXPECT_TRUE(again.ok()) << again.status().ToString();
 }
 
+// A client that writes and reads back one block on connection `c`.
+void ExpectWorks(Client& c, uint64_t cookie) {
+  Bytes block(512, std::byte(cookie));
+  c.Request(kCmdWrite, cookie, cookie * 512, 512, block);
+  EXPECT_EQ(c.Reply(), std::make_pair(0u, cookie));
+  Bytes data;
+  c.Request(kCmdRead, cookie + 1, cookie * 512, 512);
+  EXPECT_EQ(c.Reply(512, &data), std::make_pair(0u, cookie + 1));
+  EXPECT_EQ(data, block);
+}
+
+TEST_F(ServerTest, ConnectionOverTheLimitIsClosedAndTheOthersKeepWorking) {
+  MemoryDevice dev("mem", 1 << 20);
+  ServerConfig config;
+  config.unix_socket = socket_;
+  config.threads = 2;
+  config.max_connections = 2;
+  auto s = Server::Start(dev, config);
+  ASSERT_TRUE(s.ok());
+  server_ = std::move(s).value();
+  auto a = std::make_unique<Client>(socket_);
+  Client b(socket_);
+  a->Go();
+  b.Go();
+  Client third(socket_);
+  ASSERT_TRUE(third.connected());  // the kernel accepts it; the server closes it at once
+  EXPECT_TRUE(third.AtEof());
+  Client fourth(socket_);
+  EXPECT_TRUE(fourth.AtEof());
+  EXPECT_EQ(server_->refused_connections(), 2u);
+  ExpectWorks(*a, 10);
+  ExpectWorks(b, 20);
+  // A slot frees once a connection has fully closed.
+  a.reset();
+  while (server_->connection_count() != 1) std::this_thread::yield();
+  Client fifth(socket_);
+  fifth.Go();
+  ExpectWorks(fifth, 30);
+  EXPECT_EQ(server_->refused_connections(), 2u);
+  EXPECT_EQ(server_->connection_count(), 2u);
+}
+
+TEST_F(ServerTest, MisbehavingClientsAreDroppedAndTheOthersKeepRunning) {
+  MemoryDevice dev("mem", 64 << 20);
+  ServerConfig config;
+  config.unix_socket = socket_;
+  config.threads = 1;  // all on one loop: a dropped client must not disturb its neighbours
+  // Long enough for each Go() below even on a loaded machine; only the staller waits it out.
+  config.connection.handshake_timeout = std::chrono::milliseconds(500);
+  auto s = Server::Start(dev, config);
+  ASSERT_TRUE(s.ok());
+  server_ = std::move(s).value();
+  Client good(socket_);
+  good.Go();
+  Client bad_magic(socket_);
+  bad_magic.Go();
+  Client oversized(socket_);
+  oversized.Go();
+  ExpectWorks(good, 1);
+  Bytes garbage(28, std::byte{0x41});
+  bad_magic.Send(garbage);
+  EXPECT_TRUE(bad_magic.AtEof());
+  oversized.Request(kCmdWrite, 5, 0, (32u << 20) + 512);  // no payload: never read
+  EXPECT_TRUE(oversized.AtEof());
+  ExpectWorks(good, 3);
+  // The staller reads the greeting and sends nothing: the handshake timeout drops it, while
+  // `good`, in transmission for longer than that timeout, stays.
+  Client staller(socket_);
+  EXPECT_EQ(staller.Recv(18).size(), 18u);
+  EXPECT_TRUE(staller.AtEof());
+  ExpectWorks(good, 5);
+  EXPECT_EQ(server_->connection_count(), 1u);
+}
+
+TEST_F(ServerTest, ConfigLimitsAreValidated) {
+  MemoryDevice dev("mem", 1 << 20);
+  ServerConfig config;
+  config.unix_socket = socket_;
+  config.max_connections = 0;
+  EXPECT_EQ(Server::Start(dev, config).status().message(), "max_connections must be > 0");
+  config.max_connections = 1;
+  config.connection.range_chunk_bytes = 0;
+  EXPECT_EQ(Server::Start(dev, config).status().message(), "range_chunk_bytes must be > 0");
+  config.connection.range_chunk_bytes = 4096;
+  config.connection.handshake_timeout = Nanos(0);
+  EXPECT_EQ(Server::Start(dev, config).status().message(), "handshake_timeout must be > 0");
+}
+
 TEST_F(ServerTest, TcpListenerOnAnyFreePort) {
   MemoryDevice dev("mem", 1 << 20);
   ServerConfig config;

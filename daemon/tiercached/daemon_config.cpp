@@ -77,6 +77,12 @@ Result<DaemonConfig> ParseDaemonConfig(int argc, char** argv) {
                  "NBD loops busy-poll this long after each event before sleeping (default " +
                      std::to_string(kDefaultPollUs) + ", 0: never)")
       ->check(CLI::Range(0, 1000000));
+  app.add_option("--max-connections", c.max_connections,
+                 "NBD clients connected at once; one more is closed at accept (default 64)")
+      ->check(CLI::Range(1u, 1000000u));
+  app.add_option("--handshake-timeout", c.handshake_timeout_s,
+                 "drop an NBD client that has not finished negotiating after SECONDS (default 10)")
+      ->check(CLI::Range(0.001, 3600.0));
   app.add_option("--core-model", c.core_model, "emulate HDD timing: hdd7200, hdd5400, hdd10k");
   app.add_option("--cache-model", c.cache_model, "emulate SSD timing: sata-ssd, nvme");
   app.add_option("--models", c.models_file, "device model profiles (JSON)");

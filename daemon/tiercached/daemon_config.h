@@ -26,6 +26,8 @@ struct DaemonConfig {
   bool buffered = false;     // --buffered: page-cached I/O instead of O_DIRECT (tmpfs, tests)
   unsigned threads = 0;      // --threads N: NBD event loops; 0 = one per core
   unsigned poll_us = kDefaultPollUs;  // --poll-us N: NBD loops busy-poll N us after each event
+  unsigned max_connections = 64;      // --max-connections N: NBD clients at once (default 64)
+  double handshake_timeout_s = 10;    // --handshake-timeout SECONDS: NBD negotiation (default 10)
   std::string core_model;    // --core-model NAME: emulate an HDD's timing over the core file
   std::string cache_model;   // --cache-model NAME: emulate an SSD's timing over the cache file
   std::string record_path;   // --record FILE: write a block trace of client requests

@@ -102,6 +102,9 @@ int Run(const DaemonConfig& config) {
   nbd_config.loop.busy_poll = std::chrono::microseconds(config.poll_us);
   nbd_config.export_name = config.export_name;
   nbd_config.description = "tiercache " + config.cache_path;
+  nbd_config.max_connections = config.max_connections;
+  nbd_config.connection.handshake_timeout = std::chrono::duration_cast<Nanos>(
+      std::chrono::duration<double>(config.handshake_timeout_s));
   Device* exported = &(*service)->cache();
   std::unique_ptr<TraceRecorder> recorder;
   if (!config.record_path.empty()) {
