@@ -100,6 +100,8 @@ CacheService::~CacheService() {
 }
 
 void CacheService::close(DoneCallback done) {
+  // Also on SIGTERM: a detach still cleaning must then not switch the mode back.
+  stopping_ = true;
   loop_.loop().post([this, done = std::move(done)]() mutable {
     if (!detaching_) return cache_->close(std::move(done));
     // The front-ends have stopped: no write is in flight, so this write-back leaves the core
