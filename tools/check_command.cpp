@@ -9,7 +9,6 @@
 #include "tools/reply_printer.h"
 #include "tools/size_parser.h"
 #include "tools/tool_devices.h"
-#include "tools/write_overlay_device.h"
 
 namespace tiercache {
 namespace {
@@ -80,20 +79,27 @@ void WarnIfServed(const CliOptions& o, CommandIo& io) {
 
 }  // namespace
 
-Result<CheckReport> InspectCache(AsyncRunner& runner, Device& ssd,
+Result<OfflineCache> LoadOffline(AsyncRunner& runner, Device& ssd,
                                  const std::optional<CoreIdentity>& core) {
   Result<LoadedSuperblock> sb = ReadSuperblock(runner, ssd);
   if (!sb.ok()) return sb.status();
-  CheckReport report{*sb, {}, !core.has_value(), {}};
+  OfflineCache cache{*sb, std::make_unique<WriteOverlayDevice>(ssd), nullptr};
   CoreIdentity identity = core ? *core : sb->sb.core;
-  WriteOverlayDevice overlay(ssd);
   Result<StorePtr> store =
       runner.run_result<StorePtr>([&](std::function<void(Result<StorePtr>)> done) {
-        MetadataStore::Open(overlay, identity, std::move(done));
+        MetadataStore::Open(*cache.overlay, identity, std::move(done));
       });
   if (!store.ok()) return store.status();
-  report.info = (*store)->info();
-  report.records = CheckRecords(**store);
+  cache.store = std::move(store).value();
+  return cache;
+}
+
+Result<CheckReport> InspectCache(AsyncRunner& runner, Device& ssd,
+                                 const std::optional<CoreIdentity>& core) {
+  Result<OfflineCache> cache = LoadOffline(runner, ssd, core);
+  if (!cache.ok()) return cache.status();
+  CheckReport report{cache->superblock, cache->store->info(), !core.has_value(), {}};
+  report.records = CheckRecords(*cache->store);
   return report;
 }
 

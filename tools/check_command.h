@@ -2,6 +2,7 @@
 // (the device is opened read-only and MetadataStore::Open runs over a WriteOverlayDevice).
 #pragma once
 
+#include <memory>
 #include <optional>
 
 #include "cachelib/metadata/core_identity.h"
@@ -11,6 +12,7 @@
 #include "tools/cli_options.h"
 #include "tools/command_io.h"
 #include "tools/record_checker.h"
+#include "tools/write_overlay_device.h"
 
 namespace tiercache {
 
@@ -20,6 +22,20 @@ struct CheckReport {
   bool core_from_superblock = true;  // no --core: the recorded identity was used
   RecordReport records;
 };
+
+// A cache's superblock and records, loaded without writing to the SSD: MetadataStore::Open runs
+// over a WriteOverlayDevice, which keeps the writes the load makes (marking it in use) in memory.
+struct OfflineCache {
+  LoadedSuperblock superblock;                 // the copy that load picked
+  std::unique_ptr<WriteOverlayDevice> overlay;  // over the SSD
+  std::unique_ptr<MetadataStore> store;         // uses *overlay: declared after it, freed first
+};
+
+// Loads `ssd` as the daemon would, with `core` or else the identity recorded in the superblock.
+// Errors are those of LoadSuperblock / MetadataStore::Open (NotFound, Corruption, NotSupported,
+// InvalidArgument on a core mismatch). Never writes to `ssd`.
+Result<OfflineCache> LoadOffline(AsyncRunner& runner, Device& ssd,
+                                 const std::optional<CoreIdentity>& core);
 
 // Loads the superblock and all records of `ssd` and checks them. Errors are those of
 // LoadSuperblock / MetadataStore::Open (NotFound, Corruption, NotSupported, InvalidArgument on a

@@ -48,7 +48,11 @@ void AddCreate(CLI::App& app, CliOptions* o, RawOptions* raw) {
                      "Cache line size, a power of two from 4K to 1M (default 4K: random data takes only the SSD space it needs)");
   create->add_option("--mode", raw->create_mode, "Initial cache mode (default wt)")
       ->check(CLI::IsMember(kModes));
-  create->add_flag("--force", o->force, "Overwrite an existing tiercache or other data");
+  create->add_flag("--force", o->force,
+                   "Overwrite an existing tiercache or other data (not dirty data: see "
+                   "--discard-dirty)");
+  create->add_flag("--discard-dirty", o->discard_dirty,
+                   "With --force: overwrite even a cache holding dirty data, which is lost");
   raw->create_policies.add_to(create);
 }
 
@@ -58,6 +62,17 @@ void AddCheck(CLI::App& app, CliOptions* o) {
   check->add_option("--cache", o->cache, "Cache device (SSD) to check")->required();
   check->add_option("--core", o->core,
                     "Core device (HDD); default: the core recorded in the superblock");
+}
+
+void AddAttach(CLI::App& app, CliOptions* o) {
+  CLI::App* attach = app.add_subcommand(
+      "attach", "Re-bind a cache to its core under a new identity (a copied or restored image), "
+                "after checking the size and the data the cache holds clean");
+  AddCommonOptions(attach, o);
+  attach->add_option("--cache", o->cache, "Cache device (SSD)")->required();
+  attach->add_option("--core", o->core, "The core (HDD) as it is now")->required();
+  attach->add_flag("--force", o->force,
+                   "Re-bind even when the cache holds no clean data to compare");
 }
 
 void AddMode(CLI::App& app, CliOptions* o, RawOptions* raw) {
@@ -107,6 +122,10 @@ bool Finish(Verb verb, const RawOptions& raw, CliOptions* o, std::ostream& err) 
     }
     o->policies = *policies;
   }
+  if (verb == Verb::kCreate && o->discard_dirty && !o->force) {
+    err << "tiercache create: --discard-dirty needs --force\n";
+    return false;
+  }
   if (verb == Verb::kMode && !raw.new_mode.empty()) o->new_mode = ParseMode(raw.new_mode).value();
   if (verb == Verb::kMode && o->drain && !o->new_mode) {
     err << "tiercache mode: --drain needs a mode (wt, wb, wa or pt)\n";
@@ -131,7 +150,10 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv, std::ostre
   AddControlVerb(app, "flush", "Write all dirty data to the core, showing progress", &o);
   AddControlVerb(app, "stop", "Stop tiercached after closing the cache cleanly", &o);
   AddCheck(app, &o);
-  AddControlVerb(app, "detach", "Flush, then stop: leaves the core complete on its own", &o);
+  AddControlVerb(app, "detach",
+                 "Switch to write-through, write all dirty data to the core, then stop: leaves "
+                 "the core complete on its own", &o);
+  AddAttach(app, &o);
   AddBench(app);
   AddSim(app);
   try {
@@ -143,8 +165,8 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv, std::ostre
   static const std::pair<const char*, Verb> kVerbs[] = {
       {"create", Verb::kCreate}, {"status", Verb::kStatus}, {"stats", Verb::kStats},
       {"mode", Verb::kMode},     {"flush", Verb::kFlush},   {"stop", Verb::kStop},
-      {"check", Verb::kCheck},   {"detach", Verb::kDetach}, {"bench", Verb::kBench},
-      {"sim", Verb::kSim}};
+      {"check", Verb::kCheck},   {"detach", Verb::kDetach}, {"attach", Verb::kAttach},
+      {"bench", Verb::kBench},   {"sim", Verb::kSim}};
   for (const auto& [name, verb] : kVerbs) {
     if (app.got_subcommand(name)) o.verb = verb;
   }

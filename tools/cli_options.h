@@ -14,18 +14,21 @@
 
 namespace tiercache {
 
-enum class Verb { kCreate, kStatus, kStats, kMode, kFlush, kStop, kCheck, kDetach, kBench, kSim };
+enum class Verb {
+  kCreate, kStatus, kStats, kMode, kFlush, kStop, kCheck, kDetach, kAttach, kBench, kSim
+};
 
 struct CliOptions {
   Verb verb = Verb::kStatus;
   std::string control;  // --control PATH; empty: derived (see ResolveControlPath)
-  std::string cache;    // --cache SSD (create, check; the other verbs use it to derive --control)
-  std::string core;     // --core HDD (create; optional for check)
+  std::string cache;    // --cache SSD (create, check, attach; the other verbs derive --control)
+  std::string core;     // --core HDD (create, attach; optional for check)
   uint32_t line_size = 4096;  // create --line-size, validated by FormatOptions
   CacheMode create_mode = CacheMode::kWriteThrough;  // create --mode
   PolicyOptions policies;  // create --admission, --replacement, --seq-cutoff (PolicyFlags)
   std::optional<CacheMode> new_mode;  // mode verb; absent: report the current mode
-  bool force = false;   // create --force
+  bool force = false;   // create --force, attach --force
+  bool discard_dirty = false;  // create --discard-dirty (needs --force)
   bool drain = false;   // mode --drain
   bool json = false;    // --json
   std::vector<std::string> bench_args;  // bench: passed through unchanged

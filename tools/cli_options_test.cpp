@@ -216,6 +216,36 @@ TEST(CliOptionsTest, CheckTakesAnOptionalCore) {
   EXPECT_EQ(missing.result.exit_code, kExitUsage);
 }
 
+TEST(CliOptionsTest, AttachNeedsCacheAndCoreAndTakesForce) {
+  Parse p({"attach", "--cache", "/dev/nvme0n1p2", "--core", "/srv/core.img"});
+  ASSERT_TRUE(p.ran()) << p.err.str();
+  EXPECT_EQ(p.options().verb, Verb::kAttach);
+  EXPECT_EQ(p.options().cache, "/dev/nvme0n1p2");
+  EXPECT_EQ(p.options().core, "/srv/core.img");
+  EXPECT_FALSE(p.options().force);
+  Parse forced({"attach", "--cache", "/a", "--core", "/b", "--force", "--json"});
+  ASSERT_TRUE(forced.ran()) << forced.err.str();
+  EXPECT_TRUE(forced.options().force);
+  EXPECT_TRUE(forced.options().json);
+  Parse no_core({"attach", "--cache", "/a"});
+  EXPECT_EQ(no_core.result.exit_code, kExitUsage);
+  Parse discard({"attach", "--cache", "/a", "--core", "/b", "--discard-dirty"});
+  EXPECT_EQ(discard.result.exit_code, kExitUsage);
+}
+
+TEST(CliOptionsTest, DiscardDirtyNeedsForce) {
+  Parse both({"create", "--cache", "/a", "--core", "/b", "--force", "--discard-dirty"});
+  ASSERT_TRUE(both.ran()) << both.err.str();
+  EXPECT_TRUE(both.options().force);
+  EXPECT_TRUE(both.options().discard_dirty);
+  Parse alone({"create", "--cache", "/a", "--core", "/b", "--discard-dirty"});
+  EXPECT_EQ(alone.result.exit_code, kExitUsage);
+  EXPECT_EQ(alone.err.str(), "tiercache create: --discard-dirty needs --force\n");
+  Parse neither({"create", "--cache", "/a", "--core", "/b"});
+  ASSERT_TRUE(neither.ran());
+  EXPECT_FALSE(neither.options().discard_dirty);
+}
+
 TEST(CliOptionsTest, BenchPassesEverythingThrough) {
   Parse p({"bench", "--workload", "desktop-trace", "--help", "-v", "--control", "x"});
   ASSERT_TRUE(p.ran()) << p.err.str();
@@ -240,7 +270,7 @@ TEST(CliOptionsTest, HelpExitsZero) {
   EXPECT_FALSE(p.ran());
   EXPECT_EQ(p.result.exit_code, kExitOk);
   for (const char* verb : {"create", "status", "stats", "mode", "flush", "stop", "check",
-                           "detach", "bench", "Exit codes"}) {
+                           "detach", "attach", "bench", "Exit codes"}) {
     EXPECT_NE(p.out.str().find(verb), std::string::npos) << verb;
   }
   Parse verb_help({"create", "--help"});

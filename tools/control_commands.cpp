@@ -6,6 +6,7 @@
 #include "tools/control_locator.h"
 #include "tools/exit_codes.h"
 #include "tools/reply_printer.h"
+#include "tools/size_parser.h"
 
 namespace tiercache {
 namespace {
@@ -175,22 +176,16 @@ int RunStop(const CliOptions& options, CommandIo& io) {
 int RunDetach(const CliOptions& options, CommandIo& io) {
   Session session(options, io, "detach");
   if (!session.connected()) return session.exit_code();
-  uint64_t dirty = 0;
-  for (int round = 0; round < kDetachFlushRounds; ++round) {
-    if (!Flush(session, io, &dirty)) return session.exit_code();
-    if (dirty == 0) break;
-  }
-  if (dirty != 0) {
-    return ReportFailure(io, "detach", "Busy",
-                         std::to_string(dirty) + " lines are still dirty after " +
-                             std::to_string(kDetachFlushRounds) +
-                             " flushes (writes keep coming); run `tiercache mode wt --drain` "
-                             "first. tiercached was not stopped",
-                         kExitFailed);
-  }
+  // The daemon does it all (switch to wt, write back, stop), so no write can slip in between.
+  ProgressPrinter printer(io);
   ControlJson reply;
-  if (!session.call(Request("stop"), &reply)) return session.exit_code();
-  if (!io.json) io.out << "detached: all dirty data is on the core and tiercached stopped\n";
+  bool ok = session.call(Request("detach"), &reply, [&](const ControlJson& l) { printer(l); });
+  printer.finish();
+  if (!ok) return session.exit_code();
+  if (io.json) return kExitOk;
+  uint64_t bytes = JsonU64(reply, "written_back_bytes");
+  io.out << "detached: " << FormatSize(bytes)
+         << " of dirty data written back; the core holds all data and tiercached stopped\n";
   return kExitOk;
 }
 

@@ -12,10 +12,8 @@ int RunStats(const CliOptions& options, CommandIo& io);
 int RunMode(const CliOptions& options, CommandIo& io);
 int RunFlush(const CliOptions& options, CommandIo& io);
 int RunStop(const CliOptions& options, CommandIo& io);
-// Flushes (repeating while writes dirty lines again, at most kDetachFlushRounds times), then stops.
-// Fails without stopping if dirty lines remain.
+// Sends one "detach" request: the daemon switches to wt, writes all dirty data back, then stops;
+// if writing back fails it keeps running (mode restored) and the verb fails.
 int RunDetach(const CliOptions& options, CommandIo& io);
-
-inline constexpr int kDetachFlushRounds = 3;
 
 }  // namespace tiercache

@@ -285,25 +285,37 @@ TEST_F(ControlCommandsTest, StopAndDetach) {
   EXPECT_EQ(out_.str(), "tiercached stopped; the cache was closed cleanly\n");
   EXPECT_EQ(target_.stop_calls(), 1);
   target_.set_flush_progress({1});
+  target_.set_detach_bytes(3 << 20);
   EXPECT_EQ(run(RunDetach), kExitOk) << err_.str();
   EXPECT_EQ(out_.str(),
             "flushing: 1 dirty lines left\n"
-            "detached: all dirty data is on the core and tiercached stopped\n");
-  EXPECT_EQ(target_.clean_calls(), 1);
-  EXPECT_EQ(target_.stop_calls(), 2);
+            "detached: 3 MiB of dirty data written back; the core holds all data and tiercached "
+            "stopped\n");
+  // One request: the daemon drains and stops by itself.
+  EXPECT_EQ(target_.detach_calls(), 1);
+  EXPECT_EQ(target_.clean_calls(), 0);
+  EXPECT_EQ(target_.stop_calls(), 1);
 }
 
-TEST_F(ControlCommandsTest, DetachRefusesToStopWhileLinesStayDirty) {
-  CacheCounters c;
-  c.lines_dirty = 3;
-  target_.set_counters(c);
+TEST_F(ControlCommandsTest, DetachAsJsonReportsTheBytesWrittenBack) {
+  target_.set_flush_progress({2});
+  target_.set_detach_bytes(8192);
+  start_server();
+  EXPECT_EQ(run(RunDetach, /*json=*/true), kExitOk) << err_.str();
+  EXPECT_EQ(out_.str(),
+            "{\"progress\":{\"dirty_lines\":2}}\n"
+            "{\"ok\":true,\"written_back_bytes\":8192}\n");
+}
+
+TEST_F(ControlCommandsTest, DetachFailureIsReportedAndExitsOne) {
+  target_.set_result(Status::IoError("detach failed, tiercached keeps running in wb: writing "
+                                     "dirty data back failed: pwrite /hdd: EIO"));
   start_server();
   EXPECT_EQ(run(RunDetach), kExitFailed);
-  EXPECT_EQ(target_.clean_calls(), kDetachFlushRounds);
-  EXPECT_EQ(target_.stop_calls(), 0);
   EXPECT_EQ(err_.str(),
-            "tiercache detach: 3 lines are still dirty after 3 flushes (writes keep coming); run "
-            "`tiercache mode wt --drain` first. tiercached was not stopped\n");
+            "tiercache detach: detach failed, tiercached keeps running in wb: writing dirty data "
+            "back failed: pwrite /hdd: EIO (IoError)\n");
+  EXPECT_EQ(out_.str(), "");
 }
 
 TEST_F(ControlCommandsTest, NoDaemonExitsThreeAndNamesThePath) {

@@ -331,7 +331,10 @@ TEST_F(CreateCheckVerbTest, CheckFailsOnCorruptionAndWrongCore) {
   wrong.core = other;
   EXPECT_EQ(run(RunCheck, wrong), kExitFailed);
   EXPECT_EQ(err_.str(), "tiercache check: core " + other + " is not the device cache " + ssd_ +
-                            " was created for (" + core_ + ")\n");
+                            " was created for (" + core_ + "); if it holds the same data "
+                            "under a new identity (a copied or restored image, a renumbered "
+                            "device), re-bind it with `tiercache attach --cache " + ssd_ +
+                            " --core " + other + "`\n");
 
   // Damage the metadata page (both slots) that holds every record.
   int fd = ::open(ssd_.c_str(), O_WRONLY);

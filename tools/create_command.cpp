@@ -1,12 +1,7 @@
 #include "tools/create_command.h"
 
-#include <unistd.h>
-
-#include <filesystem>
-
 #include "daemon/control/control_json.h"
-#include "daemon/control/control_paths.h"
-#include "daemon/control/unix_socket.h"
+#include "tools/check_command.h"
 #include "tools/exit_codes.h"
 #include "tools/reply_printer.h"
 #include "tools/size_parser.h"
@@ -15,16 +10,6 @@
 
 namespace tiercache {
 namespace {
-
-// Busy when a daemon answers on the cache's control socket.
-Status CheckNotServed(const CliOptions& o) {
-  std::string ctl = o.control.empty() ? DefaultControlPath(o.cache) : o.control;
-  Result<int> fd = ConnectUnix(ctl);
-  if (!fd.ok()) return Status::Ok();
-  ::close(*fd);
-  return Status::Busy(o.cache + " is in use by a running tiercached (control socket " + ctl +
-                      "); stop it first with `tiercache stop`");
-}
 
 // InvalidArgument when --cache and --core name the same file or device.
 Status CheckDistinct(const CliOptions& o, const CoreIdentity& core) {
@@ -61,14 +46,34 @@ void PrintCreated(const CliOptions& o, const Superblock& sb, uint64_t ssd_size, 
          << "start with: tiercached --cache " << o.cache << " --core " << o.core << "\n";
 }
 
-// Absolute and normalized, symlinks kept (/dev/disk/by-id/... names stay stable).
-std::string AbsolutePath(const std::string& path) {
-  std::error_code ec;
-  std::filesystem::path abs = std::filesystem::absolute(path, ec);
-  return ec ? path : abs.lexically_normal().string();
-}
-
 }  // namespace
+
+Status CheckNoDirtyData(AsyncRunner& runner, Device& ssd) {
+  Result<OfflineCache> cache = LoadOffline(runner, ssd, std::nullopt);
+  if (!cache.ok()) {
+    const Status& s = cache.status();
+    if (s.code() == Status::Code::kNotFound) return Status::Ok();  // no tiercache there
+    std::string msg = "cannot tell whether " + ssd.name() + " holds dirty data (" + s.message() +
+                      "); add --discard-dirty to overwrite it anyway (any dirty data on it is "
+                      "lost)";
+    // Keep the cause's code: scripts see a Corruption or NotSupported, not a generic error.
+    switch (s.code()) {
+      case Status::Code::kCorruption: return Status::Corruption(msg);
+      case Status::Code::kNotSupported: return Status::NotSupported(msg);
+      case Status::Code::kInvalidArgument: return Status::InvalidArgument(msg);
+      default: return Status::IoError(msg);
+    }
+  }
+  RecordReport records = CheckRecords(*cache->store);
+  if (records.lines_dirty == 0) return Status::Ok();
+  uint64_t bytes = records.dirty_sectors * kSectorSize;
+  return Status::Busy(
+      ssd.name() + " holds " + std::to_string(records.lines_dirty) + " dirty lines (" +
+      std::to_string(bytes) + " bytes, " + FormatSize(bytes) + ") not yet written to its core " +
+      cache->superblock.sb.core.path + "; overwriting it would lose them. Write them back "
+      "first (start `tiercached --cache " + ssd.name() + "`, run `tiercache flush`, then "
+      "`tiercache stop`), or add --discard-dirty to drop them");
+}
 
 Result<LoadedSuperblock> FormatCache(AsyncRunner& runner, Device& ssd, const CoreIdentity& core,
                                      const FormatOptions& options) {
@@ -88,7 +93,7 @@ int RunCreate(const CliOptions& given, CommandIo& io) {
     return ReportFailure(io, "create", std::string(Status::CodeName(s.code())), s.message(),
                          kExitFailed);
   };
-  if (Status s = CheckNotServed(o); !s.ok()) return fail(s);
+  if (Status s = CheckNotServed(o.cache, o.control); !s.ok()) return fail(s);
   // The daemon holds this lock whatever sockets it serves on; hold it while formatting.
   Result<std::unique_ptr<InstanceLock>> lock = InstanceLock::Acquire(o.cache);
   if (!lock.ok()) return fail(lock.status());
@@ -100,6 +105,9 @@ int RunCreate(const CliOptions& given, CommandIo& io) {
   // Declared after the runner: the device is destroyed first, while its loop still runs.
   Result<std::unique_ptr<FileDevice>> ssd = OpenToolDevice(o.cache, /*read_only=*/false);
   if (!ssd.ok()) return fail(ssd.status());
+  if (o.force && !o.discard_dirty) {
+    if (Status s = CheckNoDirtyData(**runner, **ssd); !s.ok()) return fail(s);
+  }
   FormatOptions options;
   options.line_size = o.line_size;
   options.mode = o.create_mode;

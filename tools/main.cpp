@@ -3,6 +3,7 @@
 
 #include <iostream>
 
+#include "tools/attach_command.h"
 #include "tools/bench_command.h"
 #include "tools/check_command.h"
 #include "tools/cli_options.h"
@@ -25,6 +26,7 @@ int main(int argc, char** argv) {
     case Verb::kStop: return RunStop(options, io);
     case Verb::kCheck: return RunCheck(options, io);
     case Verb::kDetach: return RunDetach(options, io);
+    case Verb::kAttach: return RunAttach(options, io);
     case Verb::kBench: return RunBench(options, io);
     case Verb::kSim: return RunSim(options, io);
   }

@@ -1,5 +1,6 @@
-// Device access for the offline verbs (create, check): opening a path as a FileDevice and reading
-// the superblock area. Stateless free functions; thread-safe.
+// Device access for the offline verbs (create, check, attach): opening a path as a FileDevice,
+// reading the superblock area, and making sure no daemon serves a cache. Stateless free
+// functions; thread-safe.
 #pragma once
 
 #include <memory>
@@ -12,7 +13,14 @@
 
 namespace tiercache {
 
-// Opens `path` with O_DIRECT, or buffered where the filesystem refuses O_DIRECT.
+// Absolute and normalized, symlinks kept (/dev/disk/by-id/... names stay stable).
+std::string AbsolutePath(const std::string& path);
+
+// Busy when a daemon answers on the control socket `control` (empty: the default one of `cache`).
+Status CheckNotServed(const std::string& cache, const std::string& control);
+
+// Opens `path` with O_DIRECT, or buffered where the filesystem refuses O_DIRECT; a block device
+// opened for writing is opened exclusively (FileDeviceOptions::exclusive).
 Result<std::unique_ptr<FileDevice>> OpenToolDevice(const std::string& path, bool read_only);
 
 // Reads the 8 KiB superblock area of `ssd` and picks the newest valid copy (LoadSuperblock).

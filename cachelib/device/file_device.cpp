@@ -37,11 +37,23 @@ std::string Range(uint64_t offset, uint64_t length) {
   return " offset " + std::to_string(offset) + " length " + std::to_string(length);
 }
 
+// O_EXCL when `path` is a block device: Linux then claims it for this open (EBUSY if mounted or
+// claimed by another exclusive opener). Without O_CREAT it means nothing for other files.
+int ExclusiveFlag(const std::string& path, const FileDeviceOptions& o) {
+  struct stat st {};
+  if (!o.exclusive || stat(path.c_str(), &st) != 0 || !S_ISBLK(st.st_mode)) return 0;
+  return O_EXCL;
+}
+
 Result<int> OpenFd(const std::string& path, const FileDeviceOptions& o) {
-  int flags = (o.read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC;
+  int flags = (o.read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC | ExclusiveFlag(path, o);
   int fd = open(path.c_str(), flags | (o.buffered ? 0 : O_DIRECT));
   if (fd >= 0) return fd;
   int err = errno;
+  if (err == EBUSY && (flags & O_EXCL) != 0) {
+    return Status::Busy(path + " is in use: it is mounted, or another program (another "
+                               "tiercached, an md array, device-mapper) holds it exclusively");
+  }
   if (err == EINVAL && !o.buffered) {
     // Find out whether O_DIRECT was the cause: opening without it succeeds.
     int probe = open(path.c_str(), flags);

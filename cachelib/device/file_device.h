@@ -34,6 +34,11 @@ struct FileDeviceOptions {
   // Logical block size in bytes; 0 detects it: BLKSSZGET for block devices, 4096 for files.
   // Otherwise a power of two >= 512 (and a multiple of a block device's own). Default: 0.
   uint32_t block_size = 0;
+  // Open a block device O_EXCL, so that it cannot be mounted or claimed exclusively (by another
+  // tiercached, md, device-mapper) while this device is open, and opening one that is fails with
+  // Busy. No effect on regular files, where O_EXCL does not apply (tiercached flocks those, see
+  // InstanceLock). Default: true.
+  bool exclusive = true;
   // Emulate FUA with write + fdatasync even where RWF_DSYNC works (testing). Default: false.
   bool emulate_fua = false;
   // Run fdatasync on the helper thread even where IOCB_CMD_FDSYNC works (testing). Default: false.
@@ -47,7 +52,8 @@ struct FileDeviceOptions {
 class FileDevice final : public Device {
  public:
   // Opens an existing file or block device. Errors name the path: NotFound when it does not
-  // exist, InvalidArgument when the filesystem refuses O_DIRECT (use buffered) or on bad options.
+  // exist, InvalidArgument when the filesystem refuses O_DIRECT (use buffered) or on bad options,
+  // Busy when `exclusive` and the block device is mounted or held exclusively elsewhere.
   static Result<std::unique_ptr<FileDevice>> Open(const std::string& path,
                                                   const FileDeviceOptions& options = {});
   ~FileDevice() override;

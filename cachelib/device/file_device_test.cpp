@@ -1,6 +1,8 @@
 #include "cachelib/device/file_device.h"
 
 #include <fcntl.h>
+#include <linux/loop.h>
+#include <sys/ioctl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -382,6 +384,61 @@ TEST(FileDeviceOpenTest, TmpfsWithAndWithoutODirect) {
   auto buffered = FileDevice::Open(path, o);
   EXPECT_TRUE(buffered.ok()) << buffered.status().ToString();
   unlink(path.c_str());
+}
+
+// A loop device over a 1 MiB file, detached at the end; skips the test where none can be set up
+// (not root, no loop driver).
+class LoopDevice {
+ public:
+  LoopDevice() {
+    backing_ = open(kFile, O_RDWR | O_CREAT | O_TRUNC, 0600);
+    if (backing_ < 0 || ftruncate(backing_, 1 << 20) != 0) return;
+    int control = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
+    if (control < 0) return;
+    int n = ioctl(control, LOOP_CTL_GET_FREE);
+    close(control);
+    if (n < 0) return;
+    path_ = "/dev/loop" + std::to_string(n);
+    loop_ = open(path_.c_str(), O_RDWR | O_CLOEXEC);
+    if (loop_ >= 0 && ioctl(loop_, LOOP_SET_FD, backing_) != 0) {
+      close(loop_);
+      loop_ = -1;
+    }
+  }
+  ~LoopDevice() {
+    if (loop_ >= 0) {
+      ioctl(loop_, LOOP_CLR_FD, 0);
+      close(loop_);
+    }
+    if (backing_ >= 0) close(backing_);
+    unlink(kFile);
+  }
+  bool ok() const { return loop_ >= 0; }
+  const std::string& path() const { return path_; }
+
+ private:
+  static constexpr const char* kFile = "/var/tmp/tiercache-file-device-loop";
+  int backing_ = -1, loop_ = -1;
+  std::string path_;
+};
+
+TEST(FileDeviceOpenTest, BlockDevicesAreOpenedExclusively) {
+  LoopDevice loop;
+  if (!loop.ok()) GTEST_SKIP() << "no loop device (needs root and the loop driver)";
+  FileDeviceOptions o;
+  o.buffered = true;
+  auto first = FileDevice::Open(loop.path(), o);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_TRUE((*first)->is_block_device());
+  auto second = FileDevice::Open(loop.path(), o);
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), Status::Code::kBusy);
+  EXPECT_EQ(second.status().message(),
+            loop.path() + " is in use: it is mounted, or another program (another tiercached, an "
+                          "md array, device-mapper) holds it exclusively");
+  o.exclusive = false;  // what `tiercache check` does: it only reads
+  auto shared = FileDevice::Open(loop.path(), o);
+  EXPECT_TRUE(shared.ok()) << shared.status().ToString();
 }
 
 TEST(FileDeviceOpenTest, RejectsBadOptions) {

@@ -257,7 +257,10 @@ TEST_F(MetadataStoreTest, OpenRefusesTheWrongCore) {
   CoreIdentity other{"/dev/hdd1", kCoreSize, 0x5678};
   s = OpenStatus(other);
   EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
-  EXPECT_EQ(s.message(), "core /dev/hdd1 is not the device cache ssd0 was created for (/dev/hdd0)");
+  EXPECT_EQ(s.message(),
+            "core /dev/hdd1 is not the device cache ssd0 was created for (/dev/hdd0); if it holds "
+            "the same data under a new identity (a copied or restored image, a renumbered device), "
+            "re-bind it with `tiercache attach --cache ssd0 --core /dev/hdd1`");
   // The path alone may change (device renaming): same size and fingerprint open fine.
   CoreIdentity renamed{"/dev/sdz", kCoreSize, 0x1234};
   EXPECT_TRUE(SyncOpen(loop_, ssd_, renamed).ok());

@@ -73,8 +73,13 @@ Status OpenTask::check_superblock(const Superblock& sb) const {
                                    std::to_string(sb.core.size) + " bytes");
   }
   if (core_.fingerprint != sb.core.fingerprint) {
-    return Status::InvalidArgument("core " + core_.path + " is not the device cache " +
-                                   ssd_.name() + " was created for (" + sb.core.path + ")");
+    // The fingerprint of a file or of a disk without a serial changes with a copy, a restore or a
+    // renumbering; only an explicit, verified re-bind may accept the new one.
+    return Status::InvalidArgument(
+        "core " + core_.path + " is not the device cache " + ssd_.name() + " was created for (" +
+        sb.core.path + "); if it holds the same data under a new identity (a copied or restored "
+        "image, a renumbered device), re-bind it with `tiercache attach --cache " + ssd_.name() +
+        " --core " + core_.path + "`");
   }
   return Status::Ok();
 }

@@ -22,6 +22,7 @@ void ControlHandler::execute(const ControlRequest& request, Emit emit) {
     case ControlCommand::kMode: return mode(request, std::move(emit));
     case ControlCommand::kFlush: return flush(std::move(emit));
     case ControlCommand::kStop: return stop(std::move(emit));
+    case ControlCommand::kDetach: return detach(std::move(emit));
   }
 }
 
@@ -76,23 +77,44 @@ void ControlHandler::flush_progress(const std::shared_ptr<FlushState>& state, ui
   state->emit(ProgressResponse(remaining), false);
 }
 
-void ControlHandler::flush(Emit emit) {
-  auto state = std::make_shared<FlushState>();
-  state->emit = std::move(emit);
+ControlTarget::ProgressCallback ControlHandler::progress_for(
+    const std::shared_ptr<FlushState>& state) {
   EventLoop* loop = &loop_;
   std::weak_ptr<char> alive = alive_;
-  auto progress = [this, loop, alive, state](uint64_t remaining) {
+  return [this, loop, alive, state](uint64_t remaining) {
     loop->post([this, alive, state, remaining] {
       if (!alive.expired()) flush_progress(state, remaining);
     });
   };
-  target_.clean_all(progress, on_loop([this, state](Status status) {
+}
+
+void ControlHandler::flush(Emit emit) {
+  auto state = std::make_shared<FlushState>();
+  state->emit = std::move(emit);
+  target_.clean_all(progress_for(state), on_loop([this, state](Status status) {
     state->finished = true;
     if (!status.ok()) return state->emit(ErrorResponse(status), true);
     ControlJson response = OkResponse();
     response["dirty_lines"] = target_.counters().lines_dirty;
     state->emit(response, true);
   }));
+}
+
+void ControlHandler::detach(Emit emit) {
+  auto state = std::make_shared<FlushState>();
+  state->emit = std::move(emit);
+  EventLoop* loop = &loop_;
+  std::weak_ptr<char> alive = alive_;
+  target_.detach(progress_for(state), [loop, alive, state](Result<uint64_t> written) {
+    loop->post([alive, state, written = std::move(written)] {
+      if (alive.expired()) return;
+      state->finished = true;
+      if (!written.ok()) return state->emit(ErrorResponse(written.status()), true);
+      ControlJson response = OkResponse();
+      response["written_back_bytes"] = written.value();
+      state->emit(response, true);
+    });
+  });
 }
 
 void ControlHandler::stop(Emit emit) {

@@ -33,6 +33,9 @@ class ControlHandler {
   void mode(const ControlRequest& request, Emit emit);
   void flush(Emit emit);
   void stop(Emit emit);
+  void detach(Emit emit);
+  // What the target calls with the remaining dirty lines of a flush or detach.
+  ControlTarget::ProgressCallback progress_for(const std::shared_ptr<FlushState>& state);
   // A callback for the target that runs `fn` on the loop if the handler still exists.
   ControlTarget::DoneCallback on_loop(std::function<void(Status)> fn);
   void flush_progress(const std::shared_ptr<FlushState>& state, uint64_t remaining);

@@ -15,12 +15,13 @@ struct CommandSpec {
   ControlCommand command;
 };
 
-constexpr std::array<CommandSpec, 5> kCommands = {{
+constexpr std::array<CommandSpec, 6> kCommands = {{
     {"status", ControlCommand::kStatus},
     {"stats", ControlCommand::kStats},
     {"mode", ControlCommand::kMode},
     {"flush", ControlCommand::kFlush},
     {"stop", ControlCommand::kStop},
+    {"detach", ControlCommand::kDetach},
 }};
 
 // Rejects fields a command does not take, so that a typo ("drian") is not silently ignored.
@@ -84,7 +85,7 @@ Result<ControlRequest> ParseControlRequest(std::string_view line) {
   }
   if (!known) {
     return Status::InvalidArgument("unknown command '" + name +
-                                   "' (expected status, stats, mode, flush or stop)");
+                                   "' (expected status, stats, mode, flush, stop or detach)");
   }
   TC_RETURN_IF_ERROR(CheckFields(request, out.command));
   if (out.command == ControlCommand::kMode) TC_RETURN_IF_ERROR(ParseModeFields(request, &out));

@@ -10,7 +10,7 @@
 
 namespace tiercache {
 
-enum class ControlCommand { kStatus, kStats, kMode, kFlush, kStop };
+enum class ControlCommand { kStatus, kStats, kMode, kFlush, kStop, kDetach };
 
 struct ControlRequest {
   ControlCommand command = ControlCommand::kStatus;

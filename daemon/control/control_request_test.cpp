@@ -16,6 +16,9 @@ TEST(ControlRequestTest, ParsesEveryCommand) {
   EXPECT_EQ(ParseControlRequest(R"({"cmd":"stats"})")->command, ControlCommand::kStats);
   EXPECT_EQ(ParseControlRequest(R"({"cmd":"flush"})")->command, ControlCommand::kFlush);
   EXPECT_EQ(ParseControlRequest(R"( { "cmd" : "stop" } )")->command, ControlCommand::kStop);
+  EXPECT_EQ(ParseControlRequest(R"({"cmd":"detach"})")->command, ControlCommand::kDetach);
+  EXPECT_EQ(ParseControlRequest(R"({"cmd":"detach","drain":true})").status().message(),
+            "unknown field 'drain' for command 'detach'");
 }
 
 TEST(ControlRequestTest, ModeWithDrain) {
@@ -59,8 +62,8 @@ TEST(ControlRequestTest, ShapeErrors) {
   EXPECT_EQ(ErrorOf("{}"), "InvalidArgument: missing field 'cmd'");
   EXPECT_EQ(ErrorOf(R"({"cmd":7})"), "InvalidArgument: field 'cmd' must be a string");
   EXPECT_EQ(ErrorOf(R"({"cmd":"reboot"})"),
-            "InvalidArgument: unknown command 'reboot' (expected status, stats, mode, flush or "
-            "stop)");
+            "InvalidArgument: unknown command 'reboot' (expected status, stats, mode, flush, "
+            "stop or detach)");
   EXPECT_EQ(ErrorOf(R"({"cmd":"status","verbose":true})"),
             "InvalidArgument: unknown field 'verbose' for command 'status'");
   EXPECT_EQ(ErrorOf(R"({"cmd":"flush","mode":"wb"})"),

@@ -317,6 +317,28 @@ TEST_F(ControlServerTest, StopRepliesWhenTheTargetIsDone) {
   EXPECT_NE(status.find(R"("state":"stopping")"), std::string::npos) << status;
 }
 
+TEST_F(ControlServerTest, DetachStreamsProgressThenRepliesWithTheBytes) {
+  target_.set_completion(FakeControlTarget::Completion::kHeld);
+  target_.set_detach_bytes(65536);
+  ASSERT_TRUE(start_server().ok());
+  LineClient client(path_);
+  client.send("{\"cmd\":\"detach\"}\n");
+  target_.wait_held();
+  EXPECT_EQ(target_.detach_calls(), 1);
+  target_.send_progress(4);
+  EXPECT_EQ(client.line(), R"({"progress":{"dirty_lines":4}})");
+  target_.release(Status::Ok());
+  EXPECT_EQ(client.line(), R"({"ok":true,"written_back_bytes":65536})");
+}
+
+TEST_F(ControlServerTest, DetachFailureIsReported) {
+  target_.set_result(Status::Busy("a detach is already running"));
+  ASSERT_TRUE(start_server().ok());
+  LineClient client(path_);
+  EXPECT_EQ(client.call(R"({"cmd":"detach"})"),
+            R"({"ok":false,"error":"a detach is already running","code":"Busy"})");
+}
+
 TEST_F(ControlServerTest, StopFailureIsReported) {
   target_.set_result(Status::IoError("persist metadata: Input/output error"));
   ASSERT_TRUE(start_server().ok());
@@ -333,7 +355,7 @@ TEST_F(ControlServerTest, MalformedRequestsGetErrorsAndTheConnectionSurvives) {
             R"("code":"InvalidArgument"})");
   EXPECT_EQ(client.call(R"({"cmd":"format"})"),
             R"({"ok":false,"error":"unknown command 'format' (expected status, stats, mode, )"
-            R"j(flush or stop)","code":"InvalidArgument"})j");
+            R"j(flush, stop or detach)","code":"InvalidArgument"})j");
   EXPECT_EQ(client.call(std::string(50000, '[')),
             R"j({"ok":false,"error":"malformed JSON (expected one JSON object per line)",)j"
             R"("code":"InvalidArgument"})");
@@ -346,7 +368,7 @@ TEST_F(ControlServerTest, NonAsciiNamesAreEchoedIntact) {
   // The \u escape arrives as UTF-8 in the message.
   EXPECT_EQ(client.call("{\"cmd\":\"st\\u00e4tus\"}"),
             "{\"ok\":false,\"error\":\"unknown command 'st\xc3\xa4tus' (expected status, stats, "
-            "mode, flush or stop)\",\"code\":\"InvalidArgument\"}");
+            "mode, flush, stop or detach)\",\"code\":\"InvalidArgument\"}");
 }
 
 TEST_F(ControlServerTest, BlankLinesAndCrLfAreAccepted) {

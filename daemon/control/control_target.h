@@ -35,6 +35,8 @@ class ControlTarget {
   using DoneCallback = std::function<void(Status)>;
   // Dirty lines still to be written to the core.
   using ProgressCallback = std::function<void(uint64_t remaining_dirty_lines)>;
+  // The bytes of dirty data a detach wrote to the core, or why it failed.
+  using DetachCallback = std::function<void(Result<uint64_t> written_back_bytes)>;
 
   virtual ~ControlTarget() = default;
 
@@ -54,6 +56,11 @@ class ControlTarget {
   // the reply on the server's loop; destroy the ControlServer afterwards from a task posted to
   // that loop (e.g. LoopThread::run_sync), so the reply is written first.
   virtual void stop(DoneCallback done) = 0;
+  // Drains, then stops: switches a wb cache to wt (no new dirty data can appear), writes all
+  // dirty data to the core (progress as clean_all), then stops as stop() does, writing back what
+  // is still dirty once client I/O has ended. If writing back fails while the daemon still runs,
+  // the mode is restored and the daemon keeps running. done runs exactly once.
+  virtual void detach(ProgressCallback progress, DetachCallback done) = 0;
 };
 
 }  // namespace tiercache

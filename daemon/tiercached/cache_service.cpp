@@ -8,13 +8,18 @@
 #include <vector>
 
 #include "cachelib/device/file_device.h"
+#include "cachelib/device/instance_lock.h"
 #include "cachelib/metadata/format.h"
+#include "cachelib/metadata/line_record.h"
 #include "cachelib/metadata/superblock.h"
 #include "daemon/tiercached/device_stack.h"
 
 namespace tiercache {
 
 struct CacheService::Devices {
+  // main.cpp locks the cache; the core's lock keeps two daemons from sharing one core file
+  // (O_EXCL does that for block devices, see FileDeviceOptions::exclusive).
+  std::unique_ptr<InstanceLock> core_lock;
   DeviceStack ssd, core;
   CoreIdentity core_id;
 };
@@ -48,6 +53,12 @@ Result<std::unique_ptr<CacheService>> CacheService::Open(const DaemonConfig& con
   auto devices = std::make_unique<Devices>();
   auto core_id = IdentifyCore(config.core_path);
   if (!core_id.ok()) return core_id.status();
+  auto core_lock = InstanceLock::Acquire(config.core_path);
+  if (!core_lock.ok()) {
+    const Status& s = core_lock.status();
+    return s.code() == Status::Code::kBusy ? Status::Busy("core " + s.message()) : s;
+  }
+  devices->core_lock = std::move(core_lock).value();
   devices->core_id = *core_id;
   TC_RETURN_IF_ERROR(devices->ssd.open(config.cache_path, config.buffered, config.cache_model,
                                        config.models_file, main_loop.loop()));
@@ -89,7 +100,21 @@ CacheService::~CacheService() {
 }
 
 void CacheService::close(DoneCallback done) {
-  loop_.loop().post([this, done = std::move(done)]() mutable { cache_->close(std::move(done)); });
+  // Also on SIGTERM: a detach still cleaning must then not switch the mode back.
+  stopping_ = true;
+  loop_.loop().post([this, done = std::move(done)]() mutable {
+    if (!detaching_) return cache_->close(std::move(done));
+    // The front-ends have stopped: no write is in flight, so this write-back leaves the core
+    // complete. Its failure fails the detach, but the cache still closes (dirty data kept).
+    clean_counted(nullptr, [this, done = std::move(done)](Status s) mutable {
+      if (s.ok() && cache_->counters().lines_dirty != 0) {
+        s = Status::IoError(std::to_string(cache_->counters().lines_dirty) +
+                            " lines are still dirty after the final write-back");
+      }
+      detach_final_clean_ = s;
+      cache_->close(std::move(done));
+    });
+  });
 }
 
 ControlStatus CacheService::status() const {
@@ -108,11 +133,68 @@ ControlStatus CacheService::status() const {
 }
 
 void CacheService::set_mode(CacheMode mode, bool drain, DoneCallback done) {
+  if (detaching_) return done(Status::Busy("a detach is running (the mode stays as it is)"));
   cache_->set_mode(mode, drain, std::move(done));
 }
 
 void CacheService::clean_all(ProgressCallback progress, DoneCallback done) {
   cache_->clean_all(std::move(progress), std::move(done));
+}
+
+void CacheService::detach(ProgressCallback progress, DetachCallback done) {
+  if (stopping_) return done(Status::Busy("tiercached is already stopping"));
+  if (detaching_.exchange(true)) return done(Status::Busy("a detach is already running"));
+  detach_previous_mode_ = cache_->mode();
+  detach_bytes_ = 0;
+  if (detach_previous_mode_ != CacheMode::kWriteBack) {
+    return detach_clean(0, std::move(progress), std::move(done));
+  }
+  // Write-through from here on: every write that starts now reaches the core before its ack.
+  cache_->set_mode(CacheMode::kWriteThrough, /*drain=*/false,
+                   [this, progress = std::move(progress), done = std::move(done)](Status s) {
+                     if (!s.ok()) return abort_detach(s, done);
+                     detach_clean(0, progress, done);
+                   });
+}
+
+void CacheService::clean_counted(ProgressCallback progress, DoneCallback done) {
+  detach_bytes_ += cache_->counters().dirty_sectors * kSectorSize;
+  cache_->clean_all(std::move(progress), std::move(done));
+}
+
+void CacheService::detach_clean(int round, ProgressCallback progress, DetachCallback done) {
+  constexpr int kDetachRounds = 3;
+  clean_counted(progress, [this, round, progress, done](Status s) {
+    if (!s.ok()) return abort_detach(s, done);
+    uint64_t dirty = cache_->counters().lines_dirty;
+    if (dirty != 0 && round + 1 < kDetachRounds) return detach_clean(round + 1, progress, done);
+    if (dirty != 0) {
+      return abort_detach(Status::Busy(std::to_string(dirty) + " lines are still dirty after " +
+                                       std::to_string(kDetachRounds) + " write-backs"),
+                          done);
+    }
+    stop([this, done](Status closed) {
+      if (closed.ok()) closed = detach_final_clean_;
+      if (!closed.ok()) {
+        return done(Status::IoError("tiercached stopped, but not all dirty data reached the "
+                                    "core (it stays in the cache): " + closed.message()));
+      }
+      done(detach_bytes_.load());
+    });
+  });
+}
+
+void CacheService::abort_detach(Status why, DetachCallback done) {
+  auto report = [this, why, done](Status restored) {
+    detaching_ = false;
+    std::string msg = "detach failed, tiercached keeps running in " +
+                      std::string(ModeName(cache_->mode())) +
+                      ": writing dirty data back failed: " + why.message();
+    if (!restored.ok()) msg += "; restoring the mode failed: " + restored.message();
+    done(why.code() == Status::Code::kBusy ? Status::Busy(msg) : Status::IoError(msg));
+  };
+  if (stopping_ || cache_->mode() == detach_previous_mode_) return report(Status::Ok());
+  cache_->set_mode(detach_previous_mode_, /*drain=*/false, report);
 }
 
 void CacheService::stop(DoneCallback done) {

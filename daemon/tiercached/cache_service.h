@@ -27,7 +27,8 @@ class CacheService final : public ControlTarget {
   // What stop() (the control verb) runs: the daemon's whole shutdown sequence.
   void set_shutdown(std::function<void(DoneCallback)> shutdown) { shutdown_ = std::move(shutdown); }
   void set_export_path(std::string path) { export_path_ = std::move(path); }
-  // Persists metadata and marks the cache clean. REQUIRES: no more client I/O.
+  // Persists metadata and marks the cache clean; during a detach, first writes back what is still
+  // dirty. REQUIRES: no more client I/O.
   void close(DoneCallback done);
 
   ControlStatus status() const override;
@@ -37,10 +38,19 @@ class CacheService final : public ControlTarget {
   void set_mode(CacheMode mode, bool drain, DoneCallback done) override;
   void clean_all(ProgressCallback progress, DoneCallback done) override;
   void stop(DoneCallback done) override;
+  void detach(ProgressCallback progress, DetachCallback done) override;
 
  private:
   struct Devices;
   CacheService(const DaemonConfig& config, LoopThread& loop, std::unique_ptr<Devices> devices);
+
+  // Detach, while the daemon serves: clean_all until nothing is dirty (at most kDetachRounds:
+  // writes that were in flight when wb ended may dirty lines once more), then stop.
+  void detach_clean(int round, ProgressCallback progress, DetachCallback done);
+  // Writing back failed while serving: restore the mode and report why; the daemon keeps running.
+  void abort_detach(Status why, DetachCallback done);
+  // Adds the dirty bytes now present to the detach's count and cleans them.
+  void clean_counted(ProgressCallback progress, DoneCallback done);
 
   const DaemonConfig config_;
   LoopThread& loop_;
@@ -51,6 +61,11 @@ class CacheService final : public ControlTarget {
   PolicyOptions policies_;  // in use: the recorded ones with the daemon's overrides
   Nanos started_;
   std::atomic<bool> stopping_{false};
+  // Set from detach() until it fails or the daemon exits: mode switches are refused meanwhile.
+  std::atomic<bool> detaching_{false};
+  CacheMode detach_previous_mode_ = CacheMode::kWriteThrough;
+  std::atomic<uint64_t> detach_bytes_{0};  // dirty bytes found (and written back) by the detach
+  Status detach_final_clean_;              // the write-back close() ran, during a detach
 };
 
 // The superblock of the cache at `cache_path` (core path, policies, ...), as recorded.

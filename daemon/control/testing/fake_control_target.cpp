@@ -91,6 +91,16 @@ int FakeControlTarget::clean_calls() const {
   return clean_calls_;
 }
 
+void FakeControlTarget::set_detach_bytes(uint64_t bytes) {
+  std::lock_guard lock(mu_);
+  detach_bytes_ = bytes;
+}
+
+int FakeControlTarget::detach_calls() const {
+  std::lock_guard lock(mu_);
+  return detach_calls_;
+}
+
 int FakeControlTarget::stop_calls() const {
   std::lock_guard lock(mu_);
   return stop_calls_;
@@ -141,6 +151,27 @@ void FakeControlTarget::stop(DoneCallback done) {
     status_.state = "stopping";
   }
   complete(nullptr, {}, std::move(done), nullptr);
+}
+
+void FakeControlTarget::detach(ProgressCallback progress, DetachCallback done) {
+  std::vector<uint64_t> values;
+  uint64_t bytes;
+  {
+    std::lock_guard lock(mu_);
+    ++detach_calls_;
+    values = flush_progress_;
+    bytes = detach_bytes_;
+  }
+  auto finish = [done = std::move(done), bytes](Status s) {
+    done(s.ok() ? Result<uint64_t>(bytes) : Result<uint64_t>(std::move(s)));
+  };
+  complete(std::move(progress), std::move(values), std::move(finish),
+           [this] { set_status_state("stopping"); });
+}
+
+void FakeControlTarget::set_status_state(const std::string& state) {
+  std::lock_guard lock(mu_);
+  status_.state = state;
 }
 
 void FakeControlTarget::complete(ProgressCallback progress, std::vector<uint64_t> values,

@@ -33,7 +33,9 @@ class FakeControlTarget final : public ControlTarget {
   void set_completion(Completion completion);
   // The outcome of the next asynchronous calls (default OK).
   void set_result(Status status);
-  // Progress values clean_all reports before done (kInline / kOtherThread).
+  // The bytes a successful detach reports.
+  void set_detach_bytes(uint64_t bytes);
+  // Progress values clean_all and detach report before done (kInline / kOtherThread).
   void set_flush_progress(std::vector<uint64_t> remaining);
   // kHeld: reports progress for the held clean_all; then completes the held call.
   void send_progress(uint64_t remaining);
@@ -46,6 +48,7 @@ class FakeControlTarget final : public ControlTarget {
   std::vector<std::pair<CacheMode, bool>> mode_calls() const;
   int clean_calls() const;
   int stop_calls() const;
+  int detach_calls() const;
 
   ControlStatus status() const override;
   CacheCounters counters() const override;
@@ -54,8 +57,10 @@ class FakeControlTarget final : public ControlTarget {
   void set_mode(CacheMode mode, bool drain, DoneCallback done) override;
   void clean_all(ProgressCallback progress, DoneCallback done) override;
   void stop(DoneCallback done) override;
+  void detach(ProgressCallback progress, DetachCallback done) override;
 
  private:
+  void set_status_state(const std::string& state);
   // Runs progress values (if any) then done, as the completion setting says.
   void complete(ProgressCallback progress, std::vector<uint64_t> values, DoneCallback done,
                 std::function<void()> on_success);
@@ -75,6 +80,8 @@ class FakeControlTarget final : public ControlTarget {
   std::vector<std::pair<CacheMode, bool>> mode_calls_;
   int clean_calls_ = 0;
   int stop_calls_ = 0;
+  int detach_calls_ = 0;
+  uint64_t detach_bytes_ = 0;
   std::vector<std::thread> threads_;
 };
 
