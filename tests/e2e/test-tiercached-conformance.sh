@@ -25,7 +25,7 @@ check_info() {
   local json got
   json="$(nbdinfo --json "$TC_URI")"
   for kv in '"export-size"='$SIZE can_flush=true can_fua=true can_trim=true can_zero=true \
-            can_multi_conn=true is_read_only=false block_size_minimum=4096 \
+            can_multi_conn=true is_read_only=false block_size_minimum=512 \
             block_size_preferred=4096 block_size_maximum=33554432; do
     got="$(jq -r ".exports[0].${kv%%=*}" <<<"$json")"
     [ "$got" = "${kv#*=}" ] || fail "nbdinfo ${kv%%=*}: expected ${kv#*=}, got $got"
@@ -56,17 +56,22 @@ expect('write at end', errno.ENOSPC, lambda: h.pwrite(blk, size))
 expect('write overflow', errno.ENOSPC, lambda: h.pwrite(blk * 2, (1 << 64) - 4096))
 expect('zero past end', errno.ENOSPC, lambda: h.zero(8192, size - 4096))
 expect('zero overflow', errno.ENOSPC, lambda: h.zero(8192, (1 << 64) - 4096))
-# Misaligned to the 4096-byte minimum block size: EINVAL, and nothing is written.
-expect('read misaligned offset', errno.EINVAL, lambda: h.pread(4096, 512))
-expect('read misaligned length', errno.EINVAL, lambda: h.pread(512, 0))
-expect('write misaligned offset', errno.EINVAL, lambda: h.pwrite(blk, size - 4096 - 512))
-expect('write misaligned length', errno.EINVAL, lambda: h.pwrite(b'x' * 512, size - 4096))
-expect('zero misaligned', errno.EINVAL, lambda: h.zero(2048, size - 4096))
-expect('trim misaligned', errno.EINVAL, lambda: h.trim(4096, size - 4096 - 1024))
+# Misaligned to the 512-byte minimum block size: EINVAL, and nothing is written.
+expect('read misaligned offset', errno.EINVAL, lambda: h.pread(4096, 256))
+expect('read misaligned length', errno.EINVAL, lambda: h.pread(100, 0))
+expect('write misaligned offset', errno.EINVAL, lambda: h.pwrite(blk, size - 4096 - 256))
+expect('write misaligned length', errno.EINVAL, lambda: h.pwrite(b'x' * 100, size - 4096))
+expect('zero misaligned', errno.EINVAL, lambda: h.zero(1000, size - 4096))
+expect('trim misaligned', errno.EINVAL, lambda: h.trim(4096, size - 4096 - 100))
 # The connection still works and nothing above touched the data.
 assert h.pread(4096, size - 4096) == blk
 h.pwrite(b'\x3c' * 8192, 1 << 20, nbd.CMD_FLAG_FUA)
 assert h.pread(8192, 1 << 20) == b'\x3c' * 8192
+# 512-byte sectors, as on a 512e disk: 3 sectors from sector 2051 land exactly there.
+h.pwrite(b'\x77' * 1536, (1 << 20) + 1536)
+assert h.pread(8192, 1 << 20) == b'\x3c' * 1536 + b'\x77' * 1536 + b'\x3c' * 5120
+h.zero(512, (1 << 20) + 2048)
+assert h.pread(4096, 1 << 20) == b'\x3c' * 1536 + b'\x77' * 512 + bytes(512) + b'\x77' * 512 + b'\x3c' * 1024
 # CAN_MULTI_CONN: written and flushed on one connection, read on another.
 h2 = nbd.NBD()
 h2.connect_unix('$TC_SOCKET')
