@@ -1,6 +1,7 @@
 // `create --force`'s dirty-data check and `attach`'s verified re-bind, on MemoryDevices through
 // the library functions (CheckNoDirtyData, AttachCore).
 #include "tools/attach_command.h"
+#include "tools/line_records_for_test.h"
 
 #include <gtest/gtest.h>
 
@@ -20,14 +21,6 @@ using StorePtr = std::unique_ptr<MetadataStore>;
 constexpr uint64_t kLine = 65536;        // 16 sectors
 constexpr uint64_t kSsdSize = 16 << 20;  // 255 lines after the metadata
 constexpr uint64_t kCoreSize = 64 << 20;
-
-LineRecord Record(uint64_t core_line, uint32_t valid_sectors, uint32_t dirty_sectors) {
-  LineRecord r;
-  r.core_line = core_line;
-  for (uint32_t s = 0; s < valid_sectors; ++s) r.valid.set(s);
-  for (uint32_t s = 0; s < dirty_sectors; ++s) r.dirty.set(s);
-  return r;
-}
 
 // A distinct byte pattern per (cache line, core line): equal on both devices unless changed.
 std::vector<std::byte> LineData(uint64_t core_line) {

@@ -12,6 +12,7 @@
 #include "cachelib/metadata/format.h"
 #include "daemon/control/unix_socket.h"
 #include "tools/check_command.h"
+#include "tools/line_records_for_test.h"
 #include "tools/create_command.h"
 #include "tools/exit_codes.h"
 
@@ -60,14 +61,6 @@ class InspectCacheTest : public ::testing::Test {
   MemoryDevice ssd_{"ssd", kSsdSize, 4096};
   CoreIdentity core_;
 };
-
-LineRecord Record(uint64_t core_line, uint32_t valid_sectors, uint32_t dirty_sectors) {
-  LineRecord r;
-  r.core_line = core_line;
-  for (uint32_t s = 0; s < valid_sectors; ++s) r.valid.set(s);
-  for (uint32_t s = 0; s < dirty_sectors; ++s) r.dirty.set(s);
-  return r;
-}
 
 TEST_F(InspectCacheTest, FreshCache) {
   std::vector<std::byte> before = contents();

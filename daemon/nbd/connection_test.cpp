@@ -7,6 +7,7 @@
 #include <deque>
 #include <string>
 
+#include "daemon/nbd/client_bytes_for_test.h"
 #include "daemon/nbd/nbd_constants.h"
 #include "daemon/nbd/sim_fd_loop.h"
 #include "daemon/nbd/wire.h"
@@ -102,14 +103,7 @@ class ConnectionTest : public ::testing::Test {
   }
   // Client flags and NBD_OPT_GO for the default export.
   void Go() {
-    Bytes out;
-    PutBe32(out, kClientFlagFixedNewstyle | kClientFlagNoZeroes);
-    PutBe64(out, kOptMagic);
-    PutBe32(out, kOptGo);
-    PutBe32(out, 6);
-    PutBe32(out, 0);
-    PutBe16(out, 0);
-    Send(out);
+    Send(GoForDefaultExport());
     Received();  // greeting and option replies
   }
   void Request(uint16_t type, uint16_t flags, uint64_t cookie, uint64_t offset, uint32_t length,

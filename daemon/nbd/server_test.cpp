@@ -16,6 +16,7 @@
 
 #include "cachelib/device/device_wrapper.h"
 #include "cachelib/device/memory_device.h"
+#include "daemon/nbd/client_bytes_for_test.h"
 #include "daemon/nbd/nbd_constants.h"
 #include "daemon/nbd/wire.h"
 
@@ -74,14 +75,7 @@ class Client {
   void Go() {
     Bytes greeting = Recv(18);
     ASSERT_EQ(LoadBe64(greeting.data()), kNbdMagic);
-    Bytes out;
-    PutBe32(out, kClientFlagFixedNewstyle | kClientFlagNoZeroes);
-    PutBe64(out, kOptMagic);
-    PutBe32(out, kOptGo);
-    PutBe32(out, 6);
-    PutBe32(out, 0);
-    PutBe16(out, 0);
-    Send(out);
+    Send(GoForDefaultExport());
     for (;;) {
       Bytes hdr = Recv(20);
       Recv(LoadBe32(hdr.data() + 16));
