@@ -33,11 +33,14 @@ class CrashWorkload {
   void expect_errors() { errors_ok_ = true; }
   // The crash point of a process crash: completions from now on promise nothing.
   void freeze() { frozen_ = true; }
+  // A new instance runs after verify(): requests must succeed and count again.
+  void resume() { errors_ok_ = frozen_ = false; }
   // Runs the loop until every submitted request completed (or failed); fails the test if some
   // never complete.
   void drain();
   // On the reopened cache: every sector holds a value from its last durable write on; then, after
-  // cleaning everything, the core holds what the cache served (TRIMmed sectors aside).
+  // cleaning everything, the core holds what the cache served (TRIMmed sectors aside). The model
+  // then settles on what was read, so the workload can go on for another crash.
   void verify();
 
   const SectorModel& model() const { return model_; }

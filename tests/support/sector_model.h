@@ -43,6 +43,10 @@ class SectorModel {
   std::string check_after_crash(uint64_t offset, std::span<const std::byte> got) const;
   // A TRIM is among what a crash may have left in the sector: its content is unspecified.
   bool maybe_trimmed(uint64_t sector) const;
+  // After a crash whose aftermath passed check_after_crash(): what each sector now holds (the
+  // device image `got`, from offset 0) is its durable value; a sector a TRIM may have left
+  // unspecified keeps every value it could hold.
+  void settle(std::span<const std::byte> got);
 
   uint64_t sectors() const { return acked_.size(); }
 
