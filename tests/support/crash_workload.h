@@ -14,8 +14,7 @@
 
 namespace tiercache::testing {
 
-// A cache of 64 lines (4 or 16 KiB, chosen by `seed`) in any mode (chosen by `seed`) in front of
-// a `core_bytes` core.
+// The line size (4 or 16 KiB) and the mode the cache starts in (any of the four), from `seed`.
 FormatOptions CrashFormatOptions(uint64_t seed);
 // Two shards, an eager cleaner and 16 KiB sequential cutoffs, so a short run cleans, evicts and
 // bypasses.
