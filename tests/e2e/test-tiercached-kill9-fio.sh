@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # kill -9 of tiercached under load keeps everything acknowledged and flushed, in wb and wt (and,
 # with --commit-acks, everything acknowledged). Per mode: fio writes region A (4 KiB and 512-byte
-# random writes with crc32c verification headers) and flushes; then fio keeps writing region B
-# (fsync every 16 writes) while a libnbd writer drives region C (512-byte-sector requests, 16 in
-# flight, a FLUSH every 32 writes) and kills the daemon with SIGKILL once it has submitted 12 MiB:
-# a point defined by progress, with requests in flight. After a restart, fio --verify_only checks
-# region A, and every sector of region C must hold its last flushed write or a later one.
+# random writes with crc32c verification headers) and flushes; then fio writes region B (with
+# --commit-acks saving its verify state, fio's verify-after-crash workflow) while a libnbd writer
+# drives region C (512-byte-sector requests, 16 in flight, a FLUSH every 32 writes) and kills the
+# daemon with SIGKILL once it has submitted 12 MiB: a point defined by progress, with requests in
+# flight. After a restart, fio --verify_only checks region A (and region B up to fio's last
+# completed write with --commit-acks), and every sector of region C must hold its last flushed
+# write (with --commit-acks: its last acknowledged write) or a later one.
 set -euo pipefail
 source "$(dirname "$0")/../functions.sh"
 requires fio --enghelp=nbd
@@ -132,11 +134,29 @@ run_mode() {  # MODE [tiercached flags...]
   fio_region_a --do_verify=0
   nbdsh -u "$TC_URI" -c "h.flush()"
 
-  # Region B: [32 MiB, 64 MiB), under way when the daemon dies; it fails then, as it must.
-  timeout 120 fio --output="$TEST_TMP/fio-b.out" --ioengine=nbd --uri="$TC_URI" --iodepth=8 \
-      --name=b --rw=randwrite --bs=4k --offset=32M --size=32M --fsync=16 --time_based \
-      --runtime=100 --verify=crc32c --do_verify=0 >/dev/null 2>&1 &
-  local fio_pid=$!
+  # Region B: [32 MiB, 64 MiB), fio under way when the daemon dies (it fails then, as it must).
+  # With --commit-acks every completed write must survive: one at a time (fio's saved verify
+  # state counts completions in issue order), checked after the restart from that state.
+  # Otherwise an unverified load with a FLUSH every 16 writes.
+  rm -f local-b-0-verify.state
+  local fio_b=(--ioengine=nbd --uri="$TC_URI" --name=b --rw=randwrite --bs=4k --offset=32M
+               --size=32M --verify=crc32c --randseed=99)
+  if [ "$durable_acks" = 1 ]; then
+    fio_b+=(--iodepth=1)
+  else
+    fio_b+=(--iodepth=8 --fsync=16)
+  fi
+  local writes0
+  writes0=$(($(tc_stat write_hits) + $(tc_stat write_misses)))
+  timeout 120 fio --output="$TEST_TMP/fio-b.out" "${fio_b[@]}" --do_verify=0 \
+      --verify_state_save="$durable_acks" >/dev/null 2>&1 &
+  local fio_pid=$! i
+  # The kill point is defined by progress: region B's writer has written 1 MiB.
+  for ((i = 0; i < 600; i++)); do
+    (($(tc_stat write_hits) + $(tc_stat write_misses) - writes0 >= 256)) && break
+    sleep 0.1
+  done
+  ((i < 600)) || fail "$mode: fio wrote nothing to region B"
   kill_during_writes "state-$mode.json" "$durable_acks" || fail "$mode: writer"
   wait_exit_status "$TC_PID" || true
   TC_PID=""
@@ -147,6 +167,12 @@ run_mode() {  # MODE [tiercached flags...]
   [ "$(jq -r .clean_shutdown <<<"$check")" = false ] || fail "$mode: clean after kill -9: $check"
   start_tiercached ssd.img "$@"
   fio_region_a --verify_only
+  if [ "$durable_acks" = 1 ]; then
+    [ -s local-b-0-verify.state ] || fail "$mode: fio saved no verify state"
+    fio --output="$TEST_TMP/fio-b.out" "${fio_b[@]}" --verify_only --verify_state_load=1 \
+        --verify_fatal=1 || { cat "$TEST_TMP/fio-b.out"; fail "$mode $*: acknowledged writes lost"; }
+    grep -E "READ:" "$TEST_TMP/fio-b.out" || fail "$mode: region B not verified"
+  fi
   check_region_c "state-$mode.json" || fail "$mode $*: flushed data lost in region C"
   stop_tiercached
   echo "ok: $mode $*"
