@@ -15,7 +15,6 @@ requires nbdsh --version
 requires jq --version
 
 cd "$TEST_TMP"
-MiB=$((1 << 20))
 
 fio_region_a() {  # the same jobs write, and later verify, region A: [0, 28 MiB)
   fio --output="$TEST_TMP/fio-a.out" --ioengine=nbd --uri="$TC_URI" --iodepth=16 \
