@@ -96,7 +96,7 @@ TEST(SimCommandTest, MissingTraceHelpAndBadFormat) {
                    "fio, msr)\n");
 }
 
-// 16-line LRU cache (17 lines, one the eviction reserve), one shard. Reads of blocks 0..16 then 0 all miss (a loop one block larger
+// 16-line LRU cache, one shard. Reads of blocks 0..16 then 0 all miss (a loop one block larger
 // than the cache is LRU's worst case): 16 evicts 0, and 0 evicts 1. Then a write of block 2
 // hits (LRU order 2..16 0). 19 accesses, 18 misses.
 TEST(SimCommandTest, RunsAndWritesTheReports) {
@@ -109,7 +109,7 @@ TEST(SimCommandTest, RunsAndWritesTheReports) {
     for (int i = 0; i <= 17; ++i) csv << 1000 + i << ",h,0,Read," << (i % 17) * 4096 << ",4096,0\n";
     csv << 2000 << ",h,0,Write," << 2 * 4096 << ",4096,0\n";
   }
-  Parsed p = Parse({"--trace", "msr:" + (dir / "loop.csv").string(), "--cache-size", "68K",
+  Parsed p = Parse({"--trace", "msr:" + (dir / "loop.csv").string(), "--cache-size", "64K",
                     "--admission", "always", "--replacement", "lru", "--shards", "1", "--seq-cutoff", "0", "--json",
                     (dir / "o.json").string(), "--report", (dir / "o.html").string()});
   ASSERT_TRUE(p.parsed.command) << p.err;
@@ -117,7 +117,7 @@ TEST(SimCommandTest, RunsAndWritesTheReports) {
   CommandIo io{out, err};
   ASSERT_EQ(RunSimCommand(*p.parsed.command, io), kExitOk) << err.str();
   EXPECT_NE(out.str().find("loop ("), std::string::npos);
-  EXPECT_EQ(err.str().rfind("sim: loop 68 KiB always/lru: miss ratio 0.9474 (", 0), 0u) << err.str();
+  EXPECT_EQ(err.str().rfind("sim: loop 64 KiB always/lru: miss ratio 0.9474 (", 0), 0u) << err.str();
   std::ifstream json_file(dir / "o.json");
   const nlohmann::json j = nlohmann::json::parse(json_file);
   const nlohmann::json& r = j["traces"][0]["results"][0];

@@ -8,7 +8,6 @@
 #include "cachelib/engine/io_paths.h"
 #include "cachelib/engine/mode_table.h"
 #include "cachelib/engine/partial_sectors.h"
-#include "cachelib/engine/record_flusher.h"
 #include "cachelib/engine/request.h"
 
 namespace tiercache {
@@ -28,9 +27,6 @@ void WhenIdle(Engine& e, EventLoop* loop, std::function<void()> fn) {
 Status CacheOptions::validate() const {
   if (background_loop == nullptr) return Status::InvalidArgument("background_loop is required");
   if (shards == 0) return Status::InvalidArgument("shards must be >= 1");
-  if (record_persist_interval.count() < 0) {
-    return Status::InvalidArgument("record_persist_interval must be >= 0");
-  }
   TC_RETURN_IF_ERROR(cleaning_options.validate());
   // Overrides are checked once merged with what the superblock recorded (Engine::init).
   return Status::Ok();
@@ -93,17 +89,11 @@ void Cache::clean_all(std::function<void(uint64_t)> progress, IoCallback done) {
 void Cache::close(IoCallback done) {
   EventLoop* origin = EventLoop::current();
   Engine& e = *engine_;
-  e.record_flusher->stop();
   e.cleaner->stop([&e, origin, done = std::move(done)](Status) mutable {
     origin->post([&e, origin, done = std::move(done)]() mutable {
       WhenIdle(e, origin, [&e, done = std::move(done)]() mutable {
-        // "Clean shutdown" lets the next open trust every clean line: the core copies they match
-        // must be durable first. Every change already marked its page: the store writes what is
-        // left, then the flag.
-        e.core.flush([&e, done = std::move(done)](Status s) mutable {
-          if (!s.ok()) return done(std::move(s));
-          e.store->close_clean(std::move(done));
-        });
+        // Every change already marked its page: the store writes what is left, then the flag.
+        e.store->close_clean(std::move(done));
       });
     });
   });

@@ -7,7 +7,6 @@
 // Thread-safety: all public methods are thread-safe.
 #pragma once
 
-#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -60,10 +59,6 @@ struct CacheOptions {
   // flight, whenever dirty state changed since the last one. Default: false (a write is durable
   // once a FLUSH or FUA covering it completes, as on a disk with a volatile cache).
   bool commit_before_ack = false;
-  // Changed line records are persisted at most this long after a change even without a FLUSH,
-  // so what clients read into the cache is still cached after a crash. 0: only on FLUSH, FUA,
-  // eviction and close. Default: 1 s.
-  std::chrono::milliseconds record_persist_interval{1000};
   Status validate() const;
 };
 

@@ -7,7 +7,6 @@
 
 #include "cachelib/engine/cleaner.h"
 #include "cachelib/engine/policy_set.h"
-#include "cachelib/engine/record_flusher.h"
 
 namespace tiercache {
 
@@ -24,9 +23,6 @@ Engine::Engine(Device& ssd_dev, Device& core_dev, std::unique_ptr<MetadataStore>
       sequential(policies.sequential),
       dirty_epochs(opts.cleaning_options.max_dirty_age / 2, opts.background_loop->clock().now()) {
   cleaner = std::make_unique<Cleaner>(*this);
-  record_flusher = std::make_unique<RecordFlusher>(
-      *this, *opts.background_loop,
-      std::chrono::duration_cast<Nanos>(opts.record_persist_interval));
 }
 
 Engine::~Engine() = default;
@@ -51,11 +47,12 @@ Status Engine::init() {
 }
 
 void Engine::load_records() {
-  // Clean lines are trusted after a crash too: a slot never takes another block's data while a
-  // durable record may map it (limbo, Shard::allocate), so a durable record always describes its
-  // slot; a clean copy older than an unflushed write is one of the values that write may leave.
+  const bool trust_clean = store->info().was_clean_shutdown;
   // Single-threaded here (no request yet), but the shard's state is guarded by its lock.
-  store->for_each_loaded([&](uint64_t id, const LineRecord& rec) {
+  store->for_each_loaded([&](uint64_t id, const LineRecord& loaded) {
+    LineRecord rec = loaded;
+    // After a crash only dirty sectors are trusted: a clean copy may predate an unflushed write.
+    if (!trust_clean) rec.valid = rec.dirty;
     if (rec.valid.none()) return;
     Shard& shard = shard_of(uint32_t(id));
     std::lock_guard lock(shard.mu);
@@ -84,41 +81,18 @@ void Engine::fill_records(uint64_t first, std::span<LineRecord> out) {
 }
 
 bool Engine::can_reuse(Shard& shard, uint32_t id) const {
-  return !shard.any_dirty(id) && !shard.locks().is_locked(shard.core_line(id));
+  if (shard.any_dirty(id) || shard.locks().is_locked(shard.core_line(id))) return false;
+  return !shard.durable_dirty(id);
 }
 
 uint32_t Engine::allocate_line(Shard& shard, uint64_t core_line) {
   shard.release_durable(persist_completed_.load(std::memory_order_acquire));
   bool evicted = false;
-  std::vector<uint32_t> unpersisted;
   uint32_t id = shard.allocate(
-      core_line, [&](uint32_t l) { return can_reuse(shard, l); }, &unpersisted, &evicted);
+      core_line, [&](uint32_t l) { return can_reuse(shard, l); }, &evicted);
   if (evicted) EngineCounters::add(counters.evictions);
-  if (!unpersisted.empty()) {
-    {
-      // As in set_dirty: the epoch read with the marks says which persist frees them.
-      std::lock_guard lock(persist_mu_);
-      for (uint32_t l : unpersisted) {
-        store->mark_changed(l);
-        shard.add_limbo(l, persist_started_);
-      }
-      shard.dirty_record_epoch.store(persist_started_ + 1, std::memory_order_release);
-    }
-  }
-  // Lines in limbo wait for a persist; so does a miss that found the whole reserve there.
-  if (!unpersisted.empty() || shard.limbo_lines() > 0) request_persist();
   if (id != Shard::kNoLine) note_changed(id);
   return id;
-}
-
-void Engine::request_persist() {
-  if (persist_requested_.exchange(true, std::memory_order_acq_rel)) return;
-  inflight.fetch_add(1, std::memory_order_relaxed);
-  // Not inline: the caller holds a shard lock, and a persist round takes shard locks.
-  options.background_loop->post([this] {
-    persist_requested_.store(false, std::memory_order_release);
-    persist([this](Status) { inflight.fetch_sub(1, std::memory_order_release); });
-  });
 }
 
 void Engine::set_dirty(Shard& shard, uint32_t id, const SectorBits& dirty) {
@@ -139,21 +113,11 @@ void Engine::set_dirty(Shard& shard, uint32_t id, const SectorBits& dirty) {
   store->mark_changed(id);
   // Only a persist that starts after this change covers it.
   shard.dirty_record_epoch.store(persist_started_ + 1, std::memory_order_release);
-  record_flusher->note_change();
-}
-
-void Engine::note_changed(uint32_t id) {
-  store->mark_changed(id);
-  record_flusher->note_change();
-}
-
-void Engine::note_dropped(Shard& shard, uint32_t id) {
-  {
-    std::lock_guard lock(persist_mu_);
-    store->mark_changed(id);
-    shard.dirty_record_epoch.store(persist_started_ + 1, std::memory_order_release);
+  if (dirty.any()) {
+    shard.set_durable_dirty(id, true);
+  } else if (shard.durable_dirty(id)) {
+    shard.note_clean_staged(id, persist_started_);
   }
-  record_flusher->note_change();
 }
 
 void Engine::visit_policy_counters(const CounterVisitor& visit_admission,

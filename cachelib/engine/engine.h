@@ -17,7 +17,6 @@
 namespace tiercache {
 
 class Cleaner;
-class RecordFlusher;
 
 class Engine {
  public:
@@ -36,8 +35,6 @@ class Engine {
   EngineCounters counters;
   std::atomic<CacheMode> mode;
   std::unique_ptr<Cleaner> cleaner;
-  // Persists changed records within options.record_persist_interval.
-  std::unique_ptr<RecordFlusher> record_flusher;
   // Decides which requests belong to long sequential streams and bypass the cache.
   SequentialDetector sequential;
   // When lines became dirty, coarsely: the cleaner's age bound.
@@ -64,21 +61,17 @@ class Engine {
     return store->data_offset(line_id) + uint64_t(sector) * kSectorSize;
   }
 
-  // REQUIRES shard.mu. True if line `id` may be evicted now (not dirty, not in use).
+  // REQUIRES shard.mu. True if line `id` may be reused for another core line now.
   bool can_reuse(Shard& shard, uint32_t id) const;
-  // REQUIRES shard.mu. Maps core_line to a durably free line, counting evictions; kNoLine if none
-  // can be had now. Evicted lines whose SSD record may still map them wait for a persist, which
-  // this requests (Shard::allocate).
+  // REQUIRES shard.mu. Maps core_line to a line (free or evicted), counting evictions; kNoLine if
+  // none can be had.
   uint32_t allocate_line(Shard& shard, uint64_t core_line);
   // REQUIRES shard.mu. Sets line `id`'s dirty sectors to `dirty`: updates the dirty bitmap, the
   // counters, and marks the record for the next persist().
   void set_dirty(Shard& shard, uint32_t id, const SectorBits& dirty);
   // REQUIRES shard.mu. Line `id`'s valid sectors or mapping changed without a dirty change: its
   // record is rewritten at the next persist.
-  void note_changed(uint32_t id);
-  // REQUIRES shard.mu. Line `id` lost valid sectors (dropped clean copies, TRIM): as
-  // note_changed, and an acknowledgement that depends on it waits under commit_before_ack.
-  void note_dropped(Shard& shard, uint32_t id);
+  void note_changed(uint32_t id) { store->mark_changed(id); }
   // Policy names in use, and their counters summed over shards.
   void visit_policy_counters(const CounterVisitor& visit_admission,
                              const CounterVisitor& visit_replacement) const;
@@ -96,9 +89,6 @@ class Engine {
 
  private:
   void fill_records(uint64_t first, std::span<LineRecord> out);
-  // Starts a persist soon on the background loop (one at a time), for lines in limbo.
-  void request_persist();
-  std::atomic<bool> persist_requested_{false};
 
   std::vector<std::unique_ptr<Shard>> shards_;
   uint32_t lines_per_shard_ = 1;

@@ -80,7 +80,7 @@ void SsdReadSectors(Engine& e, uint32_t line_id, uint32_t first, uint32_t count,
 
 void InvalidateClean(Engine& e, Shard& shard, uint32_t id, const SectorBits& mask) {
   shard.set_valid(id, shard.valid(id) & ~(mask & ~shard.dirty(id)));
-  e.note_dropped(shard, id);
+  e.note_changed(id);
 }
 
 LineChoice LookupOrAdmit(Request& req, const Segment& seg, Shard& shard) {
@@ -105,7 +105,7 @@ std::optional<uint32_t> DirtyLineToUpdateOrDropClean(Engine& e, const Segment& s
   if ((shard.dirty(id) & seg.mask()).any()) return id;
   // Under the exclusive core-line lock no reader sees the sectors before the core write lands.
   shard.set_valid(id, shard.valid(id) & ~seg.mask());
-  e.note_dropped(shard, id);
+  e.note_changed(id);
   return std::nullopt;
 }
 

@@ -14,7 +14,6 @@ Shard::Shard(uint32_t first_id, uint32_t count, uint32_t sectors_per_line,
              std::unique_ptr<ReplacementPolicy> replacement,
              std::unique_ptr<AdmissionPolicy> admission)
     : first_id_(first_id),
-      reserve_(std::min(std::max<uint32_t>(count / 256, 1), std::min<uint32_t>(count / 2, 256))),
       slots_(count, sectors_per_line),
       index_(count),
       free_map_((size_t{count} + 63) / 64, ~uint64_t{0}),
@@ -23,7 +22,6 @@ Shard::Shard(uint32_t first_id, uint32_t count, uint32_t sectors_per_line,
       admission_(std::move(admission)),
       locks_(256) {
   if (count % 64 != 0) free_map_.back() = (uint64_t{1} << (count % 64)) - 1;
-  free_count_ = count;
 }
 
 void Shard::Assign(std::vector<uint64_t>& bits, uint32_t i, bool on) {
@@ -45,7 +43,7 @@ bool Shard::admit(uint64_t core_line, bool is_write) {
   return admission_->admit({.block = core_line,
                             .is_write = is_write,
                             .used = used_,
-                            .capacity = capacity()});
+                            .capacity = slots_.size()});
 }
 
 uint32_t Shard::take_free_line() {
@@ -58,57 +56,29 @@ uint32_t Shard::take_free_line() {
     if (bits == 0) continue;
     uint32_t slot = uint32_t(w * 64 + std::countr_zero(bits));
     Assign(free_map_, slot, false);
-    --free_count_;
     free_cursor_ = slot + 1 == slots_.size() ? 0 : slot + 1;
     return slot;
   }
   return LineIndex::kNotFound;
 }
 
-void Shard::evict(uint32_t slot) {
-  const uint64_t old = slots_.core_line(slot);
-  assert(!slots_.any_dirty(slot));
-  index_.erase(old, slot, slots_);
-  replacement_->on_evict(slot, old);
-  admission_->on_evict(old);
-  --used_;
-}
-
 uint32_t Shard::allocate(uint64_t core_line, const std::function<bool(uint32_t)>& can_reuse,
-                         std::vector<uint32_t>* unpersisted, bool* evicted) {
+                         bool* evicted) {
   *evicted = false;
-  if (free_count_ == 0) {
-    // The reserve is all in limbo (a persist is on its way): only a line no durable record maps
-    // can take the block now; otherwise the request goes uncached.
-    auto victim = replacement_->pick_victim(
-        [&](uint32_t s) { return can_reuse(first_id_ + s) && !slots_.durable_mapped(s); },
-        kMaxVictimScan);
-    if (!victim) return kNoLine;
-    evict(*victim);
-    *evicted = true;
-    slots_.clear(*victim);
-    Assign(free_map_, *victim, true);
-    ++free_count_;
-  } else if (used_ >= capacity()) {
-    // Full: make room first, as the policy expects. A victim its SSD record may still map cannot
-    // take other data before a free record for it is durable (a crash would map its old block
-    // to that data): it waits in limbo, and the new block takes a reserve line meanwhile.
+  uint32_t slot = used_ < slots_.size() ? take_free_line() : LineIndex::kNotFound;
+  if (slot == LineIndex::kNotFound) {
     auto victim = replacement_->pick_victim(
         [&](uint32_t s) { return can_reuse(first_id_ + s); }, kMaxVictimScan);
-    if (victim) {
-      evict(*victim);
-      *evicted = true;
-      const bool mapped = slots_.durable_mapped(*victim);
-      slots_.clear(*victim);
-      if (mapped) {
-        unpersisted->push_back(first_id_ + *victim);
-      } else {
-        Assign(free_map_, *victim, true);
-        ++free_count_;
-      }
-    }
+    if (!victim) return kNoLine;
+    slot = *victim;
+    const uint64_t old = slots_.core_line(slot);
+    assert(!slots_.any_dirty(slot));
+    index_.erase(old, slot, slots_);
+    replacement_->on_evict(slot, old);
+    admission_->on_evict(old);
+    --used_;
+    *evicted = true;
   }
-  const uint32_t slot = take_free_line();
   slots_.assign(slot, core_line);
   index_.insert(core_line, slot);
   replacement_->on_insert(slot, core_line);
@@ -126,8 +96,7 @@ void Shard::install(uint32_t id, const LineRecord& record) {
   replacement_->on_insert(slot, record.core_line);
   ++used_;
   set_dirty(id, record.dirty, 0);
-  slots_.set_durable_mapped(slot, true);
-  --free_count_;
+  slots_.set_durable_dirty(slot, record.dirty.any());
 }
 
 void Shard::set_dirty(uint32_t id, const SectorBits& bits, uint32_t epoch) {
@@ -148,15 +117,15 @@ void Shard::set_dirty(uint32_t id, const SectorBits& bits, uint32_t epoch) {
 
 void Shard::release_durable(uint64_t completed_epoch) {
   size_t kept = 0;
-  for (const Limbo& l : limbo_) {
-    if (l.epoch < completed_epoch) {
-      Assign(free_map_, local(l.id), true);
-      ++free_count_;
+  for (const CleanStaged& c : clean_staged_) {
+    if (c.epoch < completed_epoch) {
+      // Dirty again since: its durable record may say dirty once more, so it stays marked.
+      if (!any_dirty(c.id)) set_durable_dirty(c.id, false);
     } else {
-      limbo_[kept++] = l;
+      clean_staged_[kept++] = c;
     }
   }
-  limbo_.resize(kept);
+  clean_staged_.resize(kept);
 }
 
 void Shard::collect_dirty(std::vector<uint64_t>& out, size_t max, int epoch) {
@@ -177,7 +146,7 @@ void Shard::collect_dirty(std::vector<uint64_t>& out, size_t max, int epoch) {
 uint64_t Shard::memory_size() const {
   return sizeof(*this) + slots_.memory_size() + index_.memory_size() +
          (free_map_.capacity() + dirty_map_.capacity()) * sizeof(uint64_t) +
-         limbo_.capacity() * sizeof(Limbo) + replacement_->memory_size() +
+         clean_staged_.capacity() * sizeof(CleanStaged) + replacement_->memory_size() +
          admission_->memory_size();
 }
 

@@ -34,18 +34,10 @@ class Shard {
   void touch(uint32_t id, bool is_write);
   // Asks the admission policy whether a miss of `core_line` deserves a line.
   bool admit(uint64_t core_line, bool is_write);
-  // Maps `core_line` to a durably free line, first evicting a line for which can_reuse(id) holds
-  // when capacity() lines are in use. A victim whose SSD record may still map it (durable_mapped)
-  // goes to `unpersisted`: the caller stages its free record and calls add_limbo(), and it is
-  // free again once that record is durable; meanwhile the reserve lines serve. kNoLine when the
-  // whole reserve is in limbo and no unmapped victim exists. The new line has no valid sectors.
+  // Maps `core_line` to a free line, or evicts one for which can_reuse(id) holds; kNoLine if none.
+  // The new line has no valid sectors.
   uint32_t allocate(uint64_t core_line, const std::function<bool(uint32_t)>& can_reuse,
-                    std::vector<uint32_t>* unpersisted, bool* evicted);
-  // Lines the policies fill: all but the reserve, which stays durably free so that a miss never
-  // waits for the persist that frees its victim.
-  uint32_t capacity() const { return slots_.size() - reserve_; }
-  // Line `id`, evicted, becomes free once a persist started after epoch `epoch` has completed.
-  void add_limbo(uint32_t id, uint64_t epoch) { limbo_.push_back({id, epoch}); }
+                    bool* evicted);
   // Makes a free line hold `record` (used at load).
   void install(uint32_t id, const LineRecord& record);
 
@@ -54,25 +46,22 @@ class Shard {
   SectorBits valid(uint32_t id) const { return slots_.valid(local(id)); }
   SectorBits dirty(uint32_t id) const { return slots_.dirty(local(id)); }
   bool any_dirty(uint32_t id) const { return slots_.any_dirty(local(id)); }
-  // Gaining valid sectors makes the line durable_mapped (its record will say so).
-  void set_valid(uint32_t id, const SectorBits& bits) {
-    slots_.set_valid(local(id), bits);
-    if (bits.any()) slots_.set_durable_mapped(local(id), true);
-  }
+  void set_valid(uint32_t id, const SectorBits& bits) { slots_.set_valid(local(id), bits); }
   // Keeps the dirty-line bitmap, count and per-epoch counts right (a line turning dirty joins
   // dirty epoch `epoch`); the caller handles counters and persistence.
   void set_dirty(uint32_t id, const SectorBits& bits, uint32_t epoch);
   // Dirty lines per dirty epoch (DirtyEpochs).
   const std::array<uint64_t, 4>& dirty_per_epoch() const { return dirty_per_epoch_; }
-  bool durable_mapped(uint32_t id) const { return slots_.durable_mapped(local(id)); }
+  bool durable_dirty(uint32_t id) const { return slots_.durable_dirty(local(id)); }
+  void set_durable_dirty(uint32_t id, bool on) { slots_.set_durable_dirty(local(id), on); }
   bool clean_pending(uint32_t id) const { return slots_.clean_pending(local(id)); }
   void set_clean_pending(uint32_t id, bool on) { slots_.set_clean_pending(local(id), on); }
   LineRecord record(uint32_t id) const { return slots_.record(local(id)); }
 
-  // Frees the evicted lines whose free record is durable (persist `completed_epoch` completed).
+  // A line whose durable record may still say dirty became clean at persist epoch `epoch`; once a
+  // later persist completes, release_durable() lets it be reused.
+  void note_clean_staged(uint32_t id, uint64_t epoch) { clean_staged_.push_back({id, epoch}); }
   void release_durable(uint64_t completed_epoch);
-  // Evicted lines waiting for their free record to be durable.
-  uint64_t limbo_lines() const { return limbo_.size(); }
 
   // Appends the core lines of up to `max` dirty lines (of dirty epoch `epoch` only, if >= 0),
   // continuing where the last call stopped.
@@ -94,19 +83,16 @@ class Shard {
   uint64_t memory_size() const;
 
  private:
-  struct Limbo {
+  struct CleanStaged {
     uint32_t id;
     uint64_t epoch;
   };
   uint32_t local(uint32_t id) const { return id - first_id_; }
   uint32_t take_free_line();
-  // Unmaps line `slot` (not dirty) from its core line; the policies forget it.
-  void evict(uint32_t slot);
   static bool Test(const std::vector<uint64_t>& bits, uint32_t i) { return bits[i / 64] >> (i % 64) & 1; }
   static void Assign(std::vector<uint64_t>& bits, uint32_t i, bool on);
 
   const uint32_t first_id_;
-  const uint32_t reserve_;  // count/256, at least 1 and at most 256 (none for a 1-line shard)
   SlotTable slots_;
   LineIndex index_;
   std::vector<uint64_t> free_map_;   // bit per line: free
@@ -114,8 +100,7 @@ class Shard {
   uint32_t free_cursor_ = 0, dirty_cursor_ = 0;
   uint64_t used_ = 0, dirty_count_ = 0;
   std::array<uint64_t, 4> dirty_per_epoch_{};
-  std::vector<Limbo> limbo_;
-  uint32_t free_count_ = 0;
+  std::vector<CleanStaged> clean_staged_;
   std::unique_ptr<ReplacementPolicy> replacement_;
   std::unique_ptr<AdmissionPolicy> admission_;
   LineLockTable locks_;

@@ -30,10 +30,10 @@ class SlotTable {
   void set_valid(uint32_t i, const SectorBits& bits);
   void set_dirty(uint32_t i, const SectorBits& bits);
 
-  // The SSD may hold a record mapping this line to its core line with valid sectors (clean or
-  // dirty): its slot may not take another block's data until a free record for it is durable.
-  bool durable_mapped(uint32_t i) const { return words_[i] & kDurableMapped; }
-  void set_durable_mapped(uint32_t i, bool on) { set_flag(i, kDurableMapped, on); }
+  // A record with dirty sectors may be on the SSD: the line may not be reused until a record
+  // without them is durable.
+  bool durable_dirty(uint32_t i) const { return words_[i] & kDurableDirty; }
+  void set_durable_dirty(uint32_t i, bool on) { set_flag(i, kDurableDirty, on); }
   // Set by the cleaner when it copies the line; any write clears it, so the cleaner can tell
   // whether the dirty bits it copied are still the newest.
   bool clean_pending(uint32_t i) const { return words_[i] & kCleanPending; }
@@ -52,7 +52,7 @@ class SlotTable {
   static constexpr uint64_t kLineMask = (uint64_t{1} << 48) - 1;  // all ones: free
   static constexpr uint64_t kValid = uint64_t{1} << 48;           // one-sector lines only
   static constexpr uint64_t kDirty = uint64_t{1} << 49;           // one-sector lines only
-  static constexpr uint64_t kDurableMapped = uint64_t{1} << 50;
+  static constexpr uint64_t kDurableDirty = uint64_t{1} << 50;
   static constexpr uint64_t kCleanPending = uint64_t{1} << 51;
   static constexpr uint32_t kEpochShift = 52;  // 2 bits
 

@@ -13,13 +13,13 @@ TEST(SlotTableTest, OneSectorLinesKeepBitsInTheWord) {
   EXPECT_EQ(t.core_line(1), (1ull << 47) + 5);
   t.set_valid(1, SectorBits(1));
   t.set_dirty(1, SectorBits(1));
-  t.set_durable_mapped(1, true);
+  t.set_durable_dirty(1, true);
   EXPECT_EQ(t.record(1), (LineRecord{(1ull << 47) + 5, SectorBits(1), SectorBits(1)}));
-  EXPECT_TRUE(t.any_dirty(1) && t.durable_mapped(1) && !t.clean_pending(1));
+  EXPECT_TRUE(t.any_dirty(1) && t.durable_dirty(1) && !t.clean_pending(1));
   EXPECT_EQ(t.core_line(1), (1ull << 47) + 5);  // flags do not leak into the core line
   t.set_dirty(1, SectorBits());
   EXPECT_FALSE(t.any_dirty(1));
-  EXPECT_TRUE(t.durable_mapped(1));
+  EXPECT_TRUE(t.durable_dirty(1));
   t.clear(1);
   EXPECT_FALSE(t.in_use(1));
   EXPECT_EQ(t.record(1), LineRecord{});

@@ -29,7 +29,7 @@ void DiscardLocked(Request& req, const Segment& seg) {
       shard.set_valid(id, shard.valid(id) & ~seg.mask());
       shard.set_clean_pending(id, false);
       e.set_dirty(shard, id, shard.dirty(id) & ~seg.mask());
-      e.note_dropped(shard, id);
+      e.note_changed(id);
     }
   }
   e.core.discard(seg.core_offset(e.line_size), seg.bytes(), [&req, seg](Status s) {

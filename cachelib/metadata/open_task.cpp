@@ -12,6 +12,15 @@ namespace {
 // Largest read used to load the metadata region.
 constexpr uint64_t kReadChunk = 4ull << 20;
 
+// After an unclean shutdown only dirty sectors are trusted: a clean line's slot may have been
+// reused without a metadata write, and a clean sector may differ from an unflushed core write.
+LineRecord FilterUnclean(const LineRecord& r) {
+  if (!r.in_use() || r.dirty.none()) return LineRecord{};
+  LineRecord kept = r;
+  kept.valid = r.dirty;
+  return kept;
+}
+
 }  // namespace
 
 void OpenTask::Start(Device& ssd, const CoreIdentity& core, MetadataStore::OpenCallback done) {
@@ -113,10 +122,12 @@ Status OpenTask::load_page(uint64_t page, std::span<const std::byte> bytes) {
 
 Status OpenTask::load_records(uint64_t page, std::span<const std::byte> slot) {
   const format::Layout& l = state_.sb.layout;
+  const bool unclean = !state_.sb.clean_shutdown;
   const size_t rs = l.record_size;
   auto image = std::span<std::byte>(state_.images)
                    .subspan(page * l.records_per_page * rs, l.records_per_page * rs);
   uint32_t count = l.records_in_page(page);
+  bool changed = false;
   for (uint32_t r = 0; r < l.records_per_page; ++r) {
     if (r >= count) {  // past the last line: never written, kept free in memory
       std::copy(free_record_.begin(), free_record_.end(), image.begin() + r * rs);
@@ -128,10 +139,13 @@ Status OpenTask::load_records(uint64_t page, std::span<const std::byte> slot) {
       return Status::Corruption(ssd_.name() + ": metadata page " + std::to_string(page) +
                                 " record " + std::to_string(r) + ": " + record.status().message());
     }
-    // Kept as stored after a crash too: the engine never lets a durable record map a slot that
-    // holds another block's data (docs/on-disk-format.md, "Unclean shutdown").
-    EncodeRecord(l, *record, image.subspan(r * rs, rs));
+    LineRecord kept = unclean ? FilterUnclean(*record) : *record;
+    changed |= kept != *record;
+    EncodeRecord(l, kept, image.subspan(r * rs, rs));
   }
+  // The durable slot still holds what the filter dropped: rewrite it at the next persist so a
+  // later clean shutdown cannot resurrect it.
+  if (changed) state_.dirty_pages.push_back(page);
   return Status::Ok();
 }
 
