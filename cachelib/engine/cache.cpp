@@ -92,8 +92,13 @@ void Cache::close(IoCallback done) {
   e.cleaner->stop([&e, origin, done = std::move(done)](Status) mutable {
     origin->post([&e, origin, done = std::move(done)]() mutable {
       WhenIdle(e, origin, [&e, done = std::move(done)]() mutable {
-        // Every change already marked its page: the store writes what is left, then the flag.
-        e.store->close_clean(std::move(done));
+        // "Clean shutdown" lets the next open trust every clean line: the core copies they match
+        // must be durable first. Every change already marked its page: the store writes what is
+        // left, then the flag.
+        e.core.flush([&e, done = std::move(done)](Status s) mutable {
+          if (!s.ok()) return done(std::move(s));
+          e.store->close_clean(std::move(done));
+        });
       });
     });
   });
