@@ -89,6 +89,8 @@ class Engine {
   void commit_then(uint64_t offset, uint64_t length, IoCallback done);
 
   uint64_t total_lines() const { return store->line_count(); }
+  // True if every dirty-state change staged so far is durable (a completed persist covers it).
+  bool dirty_state_durable() const;
 
  private:
   void fill_records(uint64_t first, std::span<LineRecord> out);

@@ -199,6 +199,19 @@ TEST_F(SsdFailureTest, FlushFailsWhenMetadataCannotPersist) {
   EXPECT_TRUE(testing::SyncFlush(h->loop, *h->cache).ok());
 }
 
+TEST_F(SsdFailureTest, WtFlushSucceedsWhenOnlyCleanRecordsCannotPersist) {
+  Make(CacheMode::kWriteThrough, 0);
+  Warm();
+  ssd->fail_nth(1, ErrorDevice::kAnyKind, UINT64_MAX);  // data, metadata and flushes
+  ASSERT_TRUE(Write(0, Pattern(16, 0, 4096)).ok());
+  // The write is on the core and nothing dirty depends on the SSD: the FLUSH holds its promise.
+  EXPECT_TRUE(testing::SyncFlush(h->loop, *h->cache).ok());
+  h->loop.run_until_idle();
+  EXPECT_EQ(h->cache->counters().ssd_write_errors, 1u);
+  EXPECT_EQ(h->cache->counters().ssd_persist_errors, 1u);
+  EXPECT_EQ(OnCore(0, 4096), Pattern(16, 0, 4096));
+}
+
 TEST_F(SsdFailureTest, PastTheThresholdTheCacheRunsAsPassThroughUntilReset) {
   Make(CacheMode::kWriteBack, 3);
   for (uint64_t l = 0; l < 4; ++l) h->core_mem.write_now(l * kLine, Pattern(12, l * kLine, kLine));
