@@ -154,6 +154,9 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv, std::ostre
                  "Switch to write-through, write all dirty data to the core, then stop: leaves "
                  "the core complete on its own", &o);
   AddAttach(app, &o);
+  AddControlVerb(app, "reset-health",
+                 "Bring the SSD back after the cache took it out of the data path (health "
+                 "failed): re-check it by reading its superblock, then use it again", &o);
   AddBench(app);
   AddSim(app);
   try {
@@ -166,7 +169,7 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv, std::ostre
       {"create", Verb::kCreate}, {"status", Verb::kStatus}, {"stats", Verb::kStats},
       {"mode", Verb::kMode},     {"flush", Verb::kFlush},   {"stop", Verb::kStop},
       {"check", Verb::kCheck},   {"detach", Verb::kDetach}, {"attach", Verb::kAttach},
-      {"bench", Verb::kBench},   {"sim", Verb::kSim}};
+      {"bench", Verb::kBench},   {"sim", Verb::kSim},       {"reset-health", Verb::kResetHealth}};
   for (const auto& [name, verb] : kVerbs) {
     if (app.got_subcommand(name)) o.verb = verb;
   }

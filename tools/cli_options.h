@@ -15,7 +15,8 @@
 namespace tiercache {
 
 enum class Verb {
-  kCreate, kStatus, kStats, kMode, kFlush, kStop, kCheck, kDetach, kAttach, kBench, kSim
+  kCreate, kStatus, kStats, kMode, kFlush, kStop, kCheck, kDetach, kAttach, kBench, kSim,
+  kResetHealth
 };
 
 struct CliOptions {

@@ -192,7 +192,8 @@ TEST(CliOptionsTest, ControlVerbs) {
                                                 {"stats", Verb::kStats},
                                                 {"flush", Verb::kFlush},
                                                 {"stop", Verb::kStop},
-                                                {"detach", Verb::kDetach}};
+                                                {"detach", Verb::kDetach},
+                                                {"reset-health", Verb::kResetHealth}};
   for (const auto& [name, verb] : verbs) {
     Parse p({name, "--control", "/run/tiercache/x.ctl", "--json"});
     ASSERT_TRUE(p.ran()) << name << ": " << p.err.str();
@@ -270,7 +271,7 @@ TEST(CliOptionsTest, HelpExitsZero) {
   EXPECT_FALSE(p.ran());
   EXPECT_EQ(p.result.exit_code, kExitOk);
   for (const char* verb : {"create", "status", "stats", "mode", "flush", "stop", "check",
-                           "detach", "attach", "bench", "Exit codes"}) {
+                           "detach", "attach", "reset-health", "bench", "Exit codes"}) {
     EXPECT_NE(p.out.str().find(verb), std::string::npos) << verb;
   }
   Parse verb_help({"create", "--help"});

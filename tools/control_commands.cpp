@@ -173,6 +173,16 @@ int RunStop(const CliOptions& options, CommandIo& io) {
   return kExitOk;
 }
 
+int RunResetHealth(const CliOptions& options, CommandIo& io) {
+  Session session(options, io, "reset-health");
+  ControlJson reply;
+  if (!session.connected() || !session.call(Request("reset-health"), &reply)) {
+    return session.exit_code();
+  }
+  if (!io.json) io.out << "SSD check passed; health: " << JsonString(reply, "health") << "\n";
+  return kExitOk;
+}
+
 int RunDetach(const CliOptions& options, CommandIo& io) {
   Session session(options, io, "detach");
   if (!session.connected()) return session.exit_code();

@@ -1,5 +1,5 @@
 // The verbs that talk to a running tiercached over its control socket: status, stats, mode,
-// flush, stop and detach. Each returns the process exit code (tools/exit_codes.h).
+// flush, stop, detach and reset-health. Each returns the process exit code (tools/exit_codes.h).
 #pragma once
 
 #include "tools/cli_options.h"
@@ -15,5 +15,8 @@ int RunStop(const CliOptions& options, CommandIo& io);
 // Sends one "detach" request: the daemon switches to wt, writes all dirty data back, then stops;
 // if writing back fails it keeps running (mode restored) and the verb fails.
 int RunDetach(const CliOptions& options, CommandIo& io);
+// Sends "reset-health": the daemon re-checks the SSD (a read of its superblock) and, if it reads,
+// puts the cache back into the data path; refused (IoError) otherwise.
+int RunResetHealth(const CliOptions& options, CommandIo& io);
 
 }  // namespace tiercache

@@ -114,6 +114,7 @@ TEST_F(ControlCommandsTest, StatusForHumans) {
             "line size:  64 KiB\n"
             "lines:      16000 total, 4000 used (25.0%), 16 dirty (0.1%)\n"
             "cleaning:   target, 64 KiB dirty, oldest 3.5 s, flush ETA unknown (last: ratio)\n"
+            "health:     ok\n"
             "uuid:       a0a1a2a3-a4a5-a6a7-a8a9-aaabacadaeaf\n"
             "format:     version 1, previous shutdown clean\n");
   EXPECT_EQ(err_.str(), "");
@@ -135,7 +136,8 @@ TEST_F(ControlCommandsTest, StatusAsJsonIsTheDaemonReply) {
             R"("replacement":"lru","sequential":{"enabled":true,"read_cutoff_bytes":1048576,)"
             R"("write_cutoff_bytes":1048576,"streams":64},"index_bytes":0},)"
             R"("cleaning":{"policy":"","dirty_bytes":0,"oldest_dirty_age_ms":0,"flush_eta_ms":-1,)"
-            R"("clean_rate_bytes_per_s":0,"last_reason":""}}})"
+            R"("clean_rate_bytes_per_s":0,"last_reason":""},"health":"ok",)"
+            R"("ssd_errors":{"read":0,"write":0,"persist":0},"dirty_bytes_at_risk":0}})"
             "\n");
 }
 
@@ -190,6 +192,7 @@ TEST_F(ControlCommandsTest, StatsForHumans) {
             "cleaning:   7 evictions, 8 cleaner writes, 9 lines cleaned\n"
             "requests:   2 flushes, 3 discards, 4 write-zeroes\n"
             "errors:     1\n"
+            "ssd errors: 0 read, 0 write, 0 persist; 0 switches to pass-through\n"
             "admission:  259 admitted, 0 refused\n"
             "replacement: 5 ghost hits, 3 small evictions\n"
             "sequential: bypassed 3 MiB read (3 requests), 0 B written (0 requests); 7 streams "
@@ -206,6 +209,7 @@ TEST_F(ControlCommandsTest, StatsOfPoliciesWithoutCountersAndUnknownSequentialCo
   std::string out = out_.str();
   EXPECT_EQ(out.substr(out.find("errors:")),
             "errors:     0\n"
+            "ssd errors: 0 read, 0 write, 0 persist; 0 switches to pass-through\n"
             "admission:  no counters\n"
             "replacement: no counters\n"
             "sequential: bypassed 4 KiB read (0 requests), 0 B written (0 requests); 1 streams "
@@ -316,6 +320,23 @@ TEST_F(ControlCommandsTest, DetachFailureIsReportedAndExitsOne) {
             "tiercache detach: detach failed, tiercached keeps running in wb: writing dirty data "
             "back failed: pwrite /hdd: EIO (IoError)\n");
   EXPECT_EQ(out_.str(), "");
+}
+
+TEST_F(ControlCommandsTest, ResetHealthReportsTheCheck) {
+  ControlStatus s = SampleStatus();
+  s.health.state = "failed";
+  target_.set_status(s);
+  target_.set_result(Status::IoError("ssd: SSD check failed, reading the superblock: EIO"));
+  start_server();
+  EXPECT_EQ(run(RunResetHealth), kExitFailed);
+  EXPECT_EQ(err_.str(),
+            "tiercache reset-health: ssd: SSD check failed, reading the superblock: EIO "
+            "(IoError)\n");
+  err_.str("");
+  target_.set_result(Status::Ok());
+  EXPECT_EQ(run(RunResetHealth), kExitOk) << err_.str();
+  EXPECT_EQ(out_.str(), "SSD check passed; health: ok\n");
+  EXPECT_EQ(target_.reset_health_calls(), 2);
 }
 
 TEST_F(ControlCommandsTest, NoDaemonExitsThreeAndNamesThePath) {

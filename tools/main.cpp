@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
     case Verb::kAttach: return RunAttach(options, io);
     case Verb::kBench: return RunBench(options, io);
     case Verb::kSim: return RunSim(options, io);
+    case Verb::kResetHealth: return RunResetHealth(options, io);
   }
   return 2;
 }

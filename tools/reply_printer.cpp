@@ -17,7 +17,8 @@ const std::set<std::string> kKnownCounters = {
     "bytes_written_ssd", "bytes_read_core", "bytes_written_core", "lines_total",
     "lines_used",     "lines_dirty",       "dirty_sectors",   "evictions",
     "cleaner_writes", "cleaned_lines",     "errors",          "flushes",
-    "discards",       "write_zeroes",      "policy_counters"};
+    "discards",       "write_zeroes",      "policy_counters", "ssd_read_errors",
+    "ssd_write_errors", "ssd_persist_errors", "ssd_failovers"};
 
 // The sequential counters the "sequential:" line words itself.
 const std::set<std::string> kSequentialCounters = {
@@ -86,6 +87,19 @@ std::string DescribeCleaning(const ControlJson& c) {
          JsonString(c, "last_reason") + ")";
 }
 
+// "failed (SSD errors: 3 read, 0 write, 0 persist; 4 KiB dirty data at risk)".
+std::string DescribeHealth(const ControlJson& s) {
+  const std::string state = JsonString(s, "health");
+  const ControlJson errors = s.value("ssd_errors", ControlJson::object());
+  if (state == "ok") return state;
+  std::string text = state + " (SSD errors: " + std::to_string(JsonU64(errors, "read")) + " read, " +
+                     std::to_string(JsonU64(errors, "write")) + " write, " +
+                     std::to_string(JsonU64(errors, "persist")) + " persist; " +
+                     FormatSize(JsonU64(s, "dirty_bytes_at_risk")) + " dirty data at risk)";
+  if (state == "failed") text += "; running as pass-through until `tiercache reset-health`";
+  return text;
+}
+
 }  // namespace
 
 uint64_t JsonU64(const ControlJson& object, const char* key) {
@@ -127,6 +141,9 @@ void PrintStatus(const ControlJson& s, std::ostream& out) {
   if (cleaning_it != s.end() && cleaning_it->is_object()) {
     cleaning = "cleaning:   " + DescribeCleaning(*cleaning_it) + "\n";
   }
+  // An older tiercached sends no health: no line then.
+  std::string health;
+  if (s.is_object() && s.contains("health")) health = "health:     " + DescribeHealth(s) + "\n";
   out << "state:      " << JsonString(s, "state") << " (pid " << JsonU64(s, "pid") << ", up "
       << JsonU64(s, "uptime_seconds") << " s)\n"
       << "cache:      " << JsonString(s, "cache") << " (" << FormatSize(JsonU64(s, "cache_size"))
@@ -140,6 +157,7 @@ void PrintStatus(const ControlJson& s, std::ostream& out) {
       << "lines:      " << lines << " total, " << used << " used (" << Percent(used, lines)
       << "), " << dirty << " dirty (" << Percent(dirty, lines) << ")\n"
       << cleaning
+      << health
       << "uuid:       " << JsonString(s, "uuid") << "\n"
       << "format:     version " << JsonU64(s, "format_version") << ", previous shutdown "
       << (clean ? "clean" : "unclean (dirty lines recovered)") << "\n";
@@ -183,7 +201,10 @@ void PrintStats(const ControlJson& c, std::ostream& out) {
       << " cleaner writes, " << N(v("cleaned_lines")) << " lines cleaned\n"
       << "requests:   " << N(v("flushes")) << " flushes, " << N(v("discards")) << " discards, "
       << N(v("write_zeroes")) << " write-zeroes\n"
-      << "errors:     " << N(v("errors")) << "\n";
+      << "errors:     " << N(v("errors")) << "\n"
+      << "ssd errors: " << N(v("ssd_read_errors")) << " read, " << N(v("ssd_write_errors"))
+      << " write, " << N(v("ssd_persist_errors")) << " persist; " << N(v("ssd_failovers"))
+      << " switches to pass-through\n";
   if (!c.is_object()) return;
   PrintPolicyCounters(c.value("policy_counters", ControlJson()), out);
   for (const auto& item : c.items()) {

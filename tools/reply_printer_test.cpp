@@ -85,10 +85,30 @@ TEST(ReplyPrinterTest, StatsByteHitRatioAndMistypedPolicyCounters) {
             std::string::npos) << text;
   EXPECT_EQ(text.substr(text.find("errors:")),
             "errors:     0\n"
+            "ssd errors: 0 read, 0 write, 0 persist; 0 switches to pass-through\n"
             "admission:  no counters\n"
             "replacement: 0 hand moves\n"
             "sequential: bypassed 0 B read (0 requests), 0 B written (0 requests); 0 streams "
             "tracked\n");
+}
+
+TEST(ReplyPrinterTest, StatusShowsTheSsdHealthInOneLine) {
+  std::ostringstream ok;
+  PrintStatus(ControlJson::parse(R"({"mode":"wt","health":"ok","ssd_errors":{"read":0,)"
+                                 R"("write":0,"persist":0},"dirty_bytes_at_risk":0})"),
+              ok);
+  EXPECT_NE(ok.str().find("health:     ok\n"), std::string::npos) << ok.str();
+  std::ostringstream failed;
+  PrintStatus(ControlJson::parse(R"({"mode":"wb","health":"failed","ssd_errors":{"read":3,)"
+                                 R"("write":2,"persist":1},"dirty_bytes_at_risk":8192})"),
+              failed);
+  EXPECT_NE(failed.str().find("health:     failed (SSD errors: 3 read, 2 write, 1 persist; "
+                              "8 KiB dirty data at risk); running as pass-through until "
+                              "`tiercache reset-health`\n"),
+            std::string::npos) << failed.str();
+  std::ostringstream old_daemon;
+  PrintStatus(ControlJson::parse(R"({"mode":"wt"})"), old_daemon);
+  EXPECT_EQ(old_daemon.str().find("health:"), std::string::npos);
 }
 
 TEST(ReplyPrinterTest, Percentages) {

@@ -9,6 +9,7 @@
 #include "cachelib/engine/mode_table.h"
 #include "cachelib/engine/partial_sectors.h"
 #include "cachelib/engine/request.h"
+#include "cachelib/metadata/format.h"
 
 namespace tiercache {
 namespace {
@@ -27,6 +28,9 @@ void WhenIdle(Engine& e, EventLoop* loop, std::function<void()> fn) {
 Status CacheOptions::validate() const {
   if (background_loop == nullptr) return Status::InvalidArgument("background_loop is required");
   if (shards == 0) return Status::InvalidArgument("shards must be >= 1");
+  if (ssd_error_window <= Nanos(0)) {
+    return Status::InvalidArgument("ssd_error_window must be > 0");
+  }
   TC_RETURN_IF_ERROR(cleaning_options.validate());
   // Overrides are checked once merged with what the superblock recorded (Engine::init).
   return Status::Ok();
@@ -136,7 +140,49 @@ CacheCounters Cache::counters() const {
   out.flushes = c.flushes.load();
   out.discards = c.discards.load();
   out.write_zeroes = c.write_zeroes.load();
+  const SsdHealth& health = engine_->ssd_health;
+  out.ssd_read_errors = health.read_errors();
+  out.ssd_write_errors = health.write_errors();
+  out.ssd_persist_errors = health.persist_errors();
+  out.ssd_failovers = health.failovers();
   return out;
+}
+
+CacheHealth Cache::health() const {
+  const SsdHealth& h = engine_->ssd_health;
+  CacheHealth out;
+  const SsdHealthState state = h.state();
+  out.state = SsdHealthName(state);
+  out.read_errors = h.read_errors();
+  out.write_errors = h.write_errors();
+  out.persist_errors = h.persist_errors();
+  if (state != SsdHealthState::kOk) {
+    out.dirty_bytes_at_risk = engine_->counters.dirty_sectors.load() * kSectorSize;
+  }
+  return out;
+}
+
+void Cache::reset_health(IoCallback done) {
+  Engine& e = *engine_;
+  auto buf = NewSectorBuffer(kSectorSize);
+  e.inflight.fetch_add(1, std::memory_order_relaxed);
+  e.ssd.read(format::kSuperblockOffset[0], std::span<std::byte>(buf.get(), kSectorSize),
+             [&e, buf, done = std::move(done)](Status s) {
+               const std::string_view magic(reinterpret_cast<const char*>(buf.get()),
+                                            format::kSuperblockMagic.size());
+               if (!s.ok()) {
+                 s = Status::IoError(e.ssd.name() + ": SSD check failed, reading the superblock: " +
+                                     s.message());
+               } else if (magic != format::kSuperblockMagic) {
+                 s = Status::IoError(e.ssd.name() +
+                                     ": SSD check failed: no tiercache superblock (a new SSD "
+                                     "needs tiercache create)");
+               } else {
+                 e.ssd_health.reset();
+               }
+               done(std::move(s));
+               e.inflight.fetch_sub(1, std::memory_order_release);
+             });
 }
 
 PolicyReport Cache::policy_report() const {
@@ -250,6 +296,8 @@ void Cache::prefetch_impl(uint64_t offset, uint64_t length, IoCallback cb) {
                             if (!s.ok() || chunk == length) return cb(std::move(s));
                             prefetch_impl(offset + chunk, length - chunk, std::move(cb));
                           });
+  // A failed SSD takes no fills.
+  if (engine_->ssd_health.failed()) r->mode = CacheMode::kPassThrough;
   r->read_buf = buf.get();
   r->start(&ReadSegment);
 }

@@ -38,6 +38,19 @@ struct CacheCounters {
   uint64_t evictions = 0, cleaner_writes = 0, cleaned_lines = 0;
   uint64_t errors = 0;
   uint64_t flushes = 0, discards = 0, write_zeroes = 0;
+  // Cache SSD I/O errors (docs/io-paths.md "SSD failures"): data reads, data writes (fills
+  // included), metadata persists; and how often the cache switched itself to pass-through.
+  uint64_t ssd_read_errors = 0, ssd_write_errors = 0, ssd_persist_errors = 0, ssd_failovers = 0;
+};
+
+// The SSD's health, for `tiercache status`: "ok" (no SSD error since start or the last
+// reset_health), "degraded" (errors, below the threshold) or "failed" (the cache runs as
+// pass-through until reset_health).
+struct CacheHealth {
+  std::string state = "ok";
+  uint64_t read_errors = 0, write_errors = 0, persist_errors = 0;
+  // Dirty data only the SSD holds (any mode): 0 while the health is "ok".
+  uint64_t dirty_bytes_at_risk = 0;
 };
 
 struct CacheOptions {
@@ -59,6 +72,13 @@ struct CacheOptions {
   // flight, whenever dirty state changed since the last one. Default: false (a write is durable
   // once a FLUSH or FUA covering it completes, as on a disk with a volatile cache).
   bool commit_before_ack = false;
+  // SSD I/O errors within ssd_error_window that take the cache out of the data path (it then runs
+  // as pass-through, dirty data still read from the SSD, until Cache::reset_health). 0: count
+  // errors, never switch. Default: 5.
+  uint32_t ssd_error_threshold = 5;
+  // The window of ssd_error_threshold, in nanoseconds of the background loop's clock. Must be > 0.
+  // Default: 60 s.
+  Nanos ssd_error_window = std::chrono::seconds(60);
   Status validate() const;
 };
 
@@ -101,6 +121,11 @@ class Cache final : public Device {
   void close(IoCallback done);
 
   CacheCounters counters() const;
+  CacheHealth health() const;
+  // Brings a repaired or replaced SSD back into the data path: reads the superblock back from the
+  // SSD and, if that works, clears the failed state and the error window (health "ok"). IoError
+  // naming the failed check otherwise, and the health is unchanged.
+  void reset_health(IoCallback done);
   PolicyReport policy_report() const;
   const SuperblockInfo& info() const;
 

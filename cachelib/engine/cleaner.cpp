@@ -5,6 +5,7 @@
 
 #include "cachelib/engine/engine.h"
 #include "cachelib/engine/io_paths.h"
+#include "cachelib/engine/ssd_errors.h"
 #include "policy/cleaning/cleaning_factory.h"
 #include "policy/cleaning/flush_estimate.h"
 
@@ -238,7 +239,10 @@ void Cleaner::clean_line(std::shared_ptr<Batch> batch, uint64_t index) {
       uint64_t core_off = entry.core_line * e.line_size + uint64_t(first) * kSectorSize;
       SsdReadSectors(e, entry.line_id, first, n, dst,
                      [&e, dst, n, core_off, cb = join->add()](Status s) {
-                       if (!s.ok()) return cb(std::move(s));
+                       if (!s.ok()) {
+                         NoteSsdError(e, SsdErrorKind::kRead);
+                         return cb(std::move(s));
+                       }
                        uint64_t bytes = uint64_t(n) * kSectorSize;
                        EngineCounters::add(e.counters.cleaner_writes);
                        EngineCounters::add(e.counters.bytes_written_core, bytes);

@@ -12,6 +12,7 @@
 #include "cachelib/engine/engine_counters.h"
 #include "cachelib/engine/dirty_epochs.h"
 #include "cachelib/engine/shard.h"
+#include "cachelib/engine/ssd_health.h"
 #include "policy/sequential/sequential_detector.h"
 
 namespace tiercache {
@@ -33,6 +34,8 @@ class Engine {
   const uint32_t line_size;
   const uint32_t sectors_per_line;
   EngineCounters counters;
+  // SSD error counts and the failed state (ssd_errors.h records into it).
+  SsdHealth ssd_health{options.ssd_error_threshold, options.ssd_error_window};
   std::atomic<CacheMode> mode;
   std::unique_ptr<Cleaner> cleaner;
   // Decides which requests belong to long sequential streams and bypass the cache.
@@ -86,6 +89,8 @@ class Engine {
   void commit_then(uint64_t offset, uint64_t length, IoCallback done);
 
   uint64_t total_lines() const { return store->line_count(); }
+  // True if every dirty-state change staged so far is durable (a completed persist covers it).
+  bool dirty_state_durable() const;
 
  private:
   void fill_records(uint64_t first, std::span<LineRecord> out);

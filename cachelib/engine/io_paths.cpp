@@ -1,6 +1,7 @@
 #include "cachelib/engine/io_paths.h"
 
 #include "cachelib/engine/partial_sectors.h"
+#include "cachelib/engine/ssd_errors.h"
 
 namespace tiercache {
 
@@ -110,8 +111,15 @@ std::optional<uint32_t> DirtyLineToUpdateOrDropClean(Engine& e, const Segment& s
 }
 
 void FinishCoreAndSsdWrite(Request& req, const Segment& seg, bool on_ssd, uint32_t line_id,
-                           Status status) {
+                           Status core_status, const Status& ssd_status) {
   Engine& e = req.engine;
+  if (on_ssd && core_status.ok() && !ssd_status.ok()) {
+    return DropSsdCopyAfterCoreWrite(e, seg, line_id, [&req, seg](Status s) {
+      UnlockLine(req.engine, seg.core_line, true);
+      req.segment_done(std::move(s));
+    });
+  }
+  Status status = core_status.ok() ? ssd_status : std::move(core_status);
   if (on_ssd) {
     Shard& shard = e.shard_for(seg.core_line);
     std::lock_guard lock(shard.mu);

@@ -77,8 +77,9 @@ std::optional<uint32_t> DirtyLineToUpdateOrDropClean(Engine& e, const Segment& s
 
 // Completion of a write that went to the core and, when `on_ssd`, also to the SSD copy of the
 // segment in line `line_id`: marks those sectors valid (or drops clean copies on error), releases
-// the exclusive lock and finishes the segment.
+// the exclusive lock and finishes the segment. When only the SSD write failed the client's write
+// still succeeds and the SSD copy is dropped (DropSsdCopyAfterCoreWrite).
 void FinishCoreAndSsdWrite(Request& req, const Segment& seg, bool on_ssd, uint32_t line_id,
-                           Status status);
+                           Status core_status, const Status& ssd_status);
 
 }  // namespace tiercache

@@ -16,7 +16,8 @@ const ModeOps& OpsFor(CacheMode mode) { return kModes[static_cast<int>(mode)]; }
 
 CacheMode ResolveEffectiveMode(Engine& engine, CacheMode mode, uint64_t offset, uint64_t length,
                                bool is_write) {
-  if (mode == CacheMode::kPassThrough) return mode;
+  // A failed SSD is out of the data path (ssd_health.h) until reset_health.
+  if (mode == CacheMode::kPassThrough || engine.ssd_health.failed()) return CacheMode::kPassThrough;
   return engine.sequential.observe(offset, length, is_write) ? CacheMode::kPassThrough : mode;
 }
 

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "cachelib/engine/io_paths.h"
+#include "cachelib/engine/ssd_errors.h"
 
 namespace tiercache {
 
@@ -77,7 +78,7 @@ void FillPartialSectorsThen(Request& req, const Segment& seg, EventLoop::Task th
       if (id != Shard::kNoLine && shard.valid(id).test(in_line)) line_id = id;
     }
     if (line_id != Shard::kNoLine) {
-      SsdReadSectors(e, line_id, in_line, 1, dst, join->add());
+      SsdReadOrRecover(e, seg.core_line, line_id, in_line, 1, dst, join->add());
     } else {
       EngineCounters::add(e.counters.bytes_read_core, kSectorSize);
       e.core.read(sector, std::span<std::byte>(dst, kSectorSize), join->add());

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "cachelib/engine/io_paths.h"
+#include "cachelib/engine/ssd_errors.h"
 
 namespace tiercache {
 namespace {
@@ -51,8 +52,9 @@ void FillAfterReply(Engine& e, Segment seg, SectorBits fill, AlignedBuffer data)
   });
   ForEachRun(fill, seg.first_sector, seg.sectors, [&](uint32_t first, uint32_t n, bool in) {
     if (!in) return;
-    SsdWriteSectors(e, line_id, first,
-                    n, base + uint64_t(first - seg.first_sector) * kSectorSize, join->add());
+    // A failed fill is dropped (its sectors stay invalid), only counted.
+    SsdWriteSectors(e, line_id, first, n, base + uint64_t(first - seg.first_sector) * kSectorSize,
+                    NotingSsdErrors(e, SsdErrorKind::kWrite, join->add()));
   });
   join->seal();
 }
@@ -94,7 +96,7 @@ void ReadLocked(Request& req, const Segment& seg) {
   ForEachRun(from_ssd, seg.first_sector, seg.sectors, [&](uint32_t first, uint32_t n, bool ssd) {
     std::byte* dst = out + uint64_t(first - seg.first_sector) * kSectorSize;
     if (ssd) {
-      SsdReadSectors(e, line_id, first, n, dst, join->add());
+      SsdReadOrRecover(e, seg.core_line, line_id, first, n, dst, join->add());
     } else {
       uint64_t bytes = uint64_t(n) * kSectorSize;
       EngineCounters::add(e.counters.bytes_read_core, bytes);

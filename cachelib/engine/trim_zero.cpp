@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "cachelib/engine/io_paths.h"
+#include "cachelib/engine/ssd_errors.h"
 
 namespace tiercache {
 namespace {
@@ -44,12 +45,16 @@ void ZeroLocked(Request& req, const Segment& seg) {
   const std::optional<uint32_t> dirty_line = DirtyLineToUpdateOrDropClean(e, seg);
   const bool keep = dirty_line.has_value();
   const uint32_t line_id = dirty_line.value_or(0);
-  auto join = IoJoin::Make([&req, seg, keep, line_id](Status s) {
-    FinishCoreAndSsdWrite(req, seg, keep, line_id, std::move(s));
+  auto ssd_status = std::make_shared<Status>();
+  auto join = IoJoin::Make([&req, seg, keep, line_id, ssd_status](Status s) {
+    FinishCoreAndSsdWrite(req, seg, keep, line_id, std::move(s), *ssd_status);
   });
   EngineCounters::add(e.counters.bytes_written_core, seg.bytes());
   e.core.write_zeroes(seg.core_offset(e.line_size), seg.bytes(), {}, join->add());
-  if (keep) SsdWriteSectors(e, line_id, seg.first_sector, seg.sectors, ZeroLine(), join->add());
+  if (keep) {
+    SsdWriteSectors(e, line_id, seg.first_sector, seg.sectors, ZeroLine(),
+                    KeepSsdWriteStatus(e, ssd_status, join->add()));
+  }
   join->seal();
 }
 

@@ -5,9 +5,37 @@
 // shortage of clean lines).
 #include "cachelib/engine/cleaner.h"
 #include "cachelib/engine/io_paths.h"
+#include "cachelib/engine/ssd_errors.h"
 
 namespace tiercache {
 namespace {
+
+// The SSD refused the write: write the segment to the core instead (still under the exclusive
+// lock), then drop the SSD copy of its sectors (dirty ones only once a core flush made the new data
+// durable: until then their old SSD data is the newest durable copy). If the core fails too, the
+// client gets the error and dirty sectors stay dirty.
+void WbSsdWriteFailed(Request& req, const Segment& seg, uint32_t line_id) {
+  Engine& e = req.engine;
+  NoteSsdError(e, SsdErrorKind::kWrite);
+  EngineCounters::add(e.counters.bytes_written_core, seg.bytes());
+  const std::byte* src = req.write_buf + seg.buf_offset;
+  CoreWrite(req, seg.core_offset(e.line_size), std::span<const std::byte>(src, seg.bytes()),
+            [&req, seg, line_id](Status core_status) {
+              Engine& e = req.engine;
+              auto finish = [&req, seg](Status s) {
+                UnlockLine(req.engine, seg.core_line, true);
+                req.segment_done(std::move(s));
+              };
+              if (core_status.ok()) return DropSsdCopyAfterCoreWrite(e, seg, line_id, finish);
+              {
+                Shard& sh = e.shard_for(seg.core_line);
+                std::lock_guard lock(sh.mu);
+                sh.set_clean_pending(line_id, false);
+                InvalidateClean(e, sh, line_id, seg.mask());
+              }
+              finish(std::move(core_status));
+            });
+}
 
 void WbLocked(Request& req, const Segment& seg) {
   Engine& e = req.engine;
@@ -33,19 +61,16 @@ void WbLocked(Request& req, const Segment& seg) {
   }
   SsdWriteSectors(e, line_id, seg.first_sector, seg.sectors, src, [&req, seg, line_id](Status s) {
     Engine& e = req.engine;
+    if (!s.ok()) return WbSsdWriteFailed(req, seg, line_id);
     {
       Shard& sh = e.shard_for(seg.core_line);
       std::lock_guard lock(sh.mu);
       sh.set_clean_pending(line_id, false);
-      if (s.ok()) {
-        sh.set_valid(line_id, sh.valid(line_id) | seg.mask());
-        e.set_dirty(sh, line_id, sh.dirty(line_id) | seg.mask());
-      } else {
-        InvalidateClean(e, sh, line_id, seg.mask());
-      }
+      sh.set_valid(line_id, sh.valid(line_id) | seg.mask());
+      e.set_dirty(sh, line_id, sh.dirty(line_id) | seg.mask());
     }
     UnlockLine(e, seg.core_line, true);
-    req.segment_done(std::move(s));
+    req.segment_done(Status::Ok());
   });
 }
 

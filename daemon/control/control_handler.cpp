@@ -23,6 +23,7 @@ void ControlHandler::execute(const ControlRequest& request, Emit emit) {
     case ControlCommand::kFlush: return flush(std::move(emit));
     case ControlCommand::kStop: return stop(std::move(emit));
     case ControlCommand::kDetach: return detach(std::move(emit));
+    case ControlCommand::kResetHealth: return reset_health(std::move(emit));
   }
 }
 
@@ -115,6 +116,15 @@ void ControlHandler::detach(Emit emit) {
       state->emit(response, true);
     });
   });
+}
+
+void ControlHandler::reset_health(Emit emit) {
+  target_.reset_health(on_loop([this, emit](Status status) {
+    if (!status.ok()) return emit(ErrorResponse(status), true);
+    ControlJson response = OkResponse();
+    response["health"] = target_.status().health.state;
+    emit(response, true);
+  }));
 }
 
 void ControlHandler::stop(Emit emit) {

@@ -46,6 +46,10 @@ json CountersToJson(const CacheCounters& c) {
   j["flushes"] = c.flushes;
   j["discards"] = c.discards;
   j["write_zeroes"] = c.write_zeroes;
+  j["ssd_read_errors"] = c.ssd_read_errors;
+  j["ssd_write_errors"] = c.ssd_write_errors;
+  j["ssd_persist_errors"] = c.ssd_persist_errors;
+  j["ssd_failovers"] = c.ssd_failovers;
   return j;
 }
 
@@ -121,6 +125,11 @@ json StatusToJson(const ControlStatus& s, CacheMode mode, const CacheCounters& c
   j["policies"] = PolicyOptionsToJson(s.policies);
   j["policies"]["index_bytes"] = report.index_bytes;
   j["cleaning"] = CleaningToJson(report, counters);
+  j["health"] = s.health.state;
+  j["ssd_errors"] = json{{"read", s.health.read_errors},
+                         {"write", s.health.write_errors},
+                         {"persist", s.health.persist_errors}};
+  j["dirty_bytes_at_risk"] = s.health.dirty_bytes_at_risk;
   return j;
 }
 

@@ -15,13 +15,14 @@ struct CommandSpec {
   ControlCommand command;
 };
 
-constexpr std::array<CommandSpec, 6> kCommands = {{
+constexpr std::array<CommandSpec, 7> kCommands = {{
     {"status", ControlCommand::kStatus},
     {"stats", ControlCommand::kStats},
     {"mode", ControlCommand::kMode},
     {"flush", ControlCommand::kFlush},
     {"stop", ControlCommand::kStop},
     {"detach", ControlCommand::kDetach},
+    {"reset-health", ControlCommand::kResetHealth},
 }};
 
 // Rejects fields a command does not take, so that a typo ("drian") is not silently ignored.
@@ -85,7 +86,7 @@ Result<ControlRequest> ParseControlRequest(std::string_view line) {
   }
   if (!known) {
     return Status::InvalidArgument("unknown command '" + name +
-                                   "' (expected status, stats, mode, flush, stop or detach)");
+                                   "' (expected status, stats, mode, flush, stop, detach or reset-health)");
   }
   TC_RETURN_IF_ERROR(CheckFields(request, out.command));
   if (out.command == ControlCommand::kMode) TC_RETURN_IF_ERROR(ParseModeFields(request, &out));

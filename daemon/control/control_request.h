@@ -10,7 +10,7 @@
 
 namespace tiercache {
 
-enum class ControlCommand { kStatus, kStats, kMode, kFlush, kStop, kDetach };
+enum class ControlCommand { kStatus, kStats, kMode, kFlush, kStop, kDetach, kResetHealth };
 
 struct ControlRequest {
   ControlCommand command = ControlCommand::kStatus;

@@ -14,6 +14,8 @@ std::string ErrorOf(std::string_view line) {
 TEST(ControlRequestTest, ParsesEveryCommand) {
   EXPECT_EQ(ParseControlRequest(R"({"cmd":"status"})")->command, ControlCommand::kStatus);
   EXPECT_EQ(ParseControlRequest(R"({"cmd":"stats"})")->command, ControlCommand::kStats);
+  EXPECT_EQ(ParseControlRequest(R"({"cmd":"reset-health"})")->command,
+            ControlCommand::kResetHealth);
   EXPECT_EQ(ParseControlRequest(R"({"cmd":"flush"})")->command, ControlCommand::kFlush);
   EXPECT_EQ(ParseControlRequest(R"( { "cmd" : "stop" } )")->command, ControlCommand::kStop);
   EXPECT_EQ(ParseControlRequest(R"({"cmd":"detach"})")->command, ControlCommand::kDetach);
@@ -63,7 +65,9 @@ TEST(ControlRequestTest, ShapeErrors) {
   EXPECT_EQ(ErrorOf(R"({"cmd":7})"), "InvalidArgument: field 'cmd' must be a string");
   EXPECT_EQ(ErrorOf(R"({"cmd":"reboot"})"),
             "InvalidArgument: unknown command 'reboot' (expected status, stats, mode, flush, "
-            "stop or detach)");
+            "stop, detach or reset-health)");
+  EXPECT_EQ(ErrorOf(R"({"cmd":"reset-health","force":true})"),
+            "InvalidArgument: unknown field 'force' for command 'reset-health'");
   EXPECT_EQ(ErrorOf(R"({"cmd":"status","verbose":true})"),
             "InvalidArgument: unknown field 'verbose' for command 'status'");
   EXPECT_EQ(ErrorOf(R"({"cmd":"flush","mode":"wb"})"),

@@ -129,6 +129,8 @@ ControlStatus SampleStatus() {
   s.policies.sequential.read_cutoff_bytes = 1 << 20;
   s.policies.sequential.write_cutoff_bytes = 2 << 20;
   s.policies.sequential.streams = 32;
+  s.health = CacheHealth{.state = "degraded", .read_errors = 3, .write_errors = 2,
+                         .persist_errors = 1, .dirty_bytes_at_risk = 20480};
   return s;
 }
 
@@ -161,7 +163,9 @@ TEST_F(ControlServerTest, StatusReportsEveryField) {
             R"("sequential":{"enabled":true,"read_cutoff_bytes":1048576,)"
             R"("write_cutoff_bytes":2097152,"streams":32},"index_bytes":204800},)"
             R"("cleaning":{"policy":"target","dirty_bytes":20480,"oldest_dirty_age_ms":3500,)"
-            R"("flush_eta_ms":1200,"clean_rate_bytes_per_s":1048576,"last_reason":"idle"}}})");
+            R"("flush_eta_ms":1200,"clean_rate_bytes_per_s":1048576,"last_reason":"idle"},)"
+            R"("health":"degraded","ssd_errors":{"read":3,"write":2,"persist":1},)"
+            R"("dirty_bytes_at_risk":20480}})");
 }
 
 TEST_F(ControlServerTest, StatusReportsSequentialBypassOff) {
@@ -177,7 +181,8 @@ TEST_F(ControlServerTest, StatusReportsSequentialBypassOff) {
             R"("sequential":{"enabled":false,"read_cutoff_bytes":4194304,)"
             R"("write_cutoff_bytes":4194304,"streams":64},"index_bytes":0},)"
             R"("cleaning":{"policy":"","dirty_bytes":0,"oldest_dirty_age_ms":0,"flush_eta_ms":-1,)"
-            R"("clean_rate_bytes_per_s":0,"last_reason":""}}})");
+            R"("clean_rate_bytes_per_s":0,"last_reason":""},"health":"degraded",)"
+            R"("ssd_errors":{"read":3,"write":2,"persist":1},"dirty_bytes_at_risk":20480}})");
 }
 
 TEST_F(ControlServerTest, StatsReportsEveryCounterInOrder) {
@@ -190,7 +195,8 @@ TEST_F(ControlServerTest, StatsReportsEveryCounterInOrder) {
                       &c.bytes_written_core,
                       &c.lines_total, &c.lines_used, &c.lines_dirty, &c.dirty_sectors,
                       &c.evictions, &c.cleaner_writes, &c.cleaned_lines, &c.errors, &c.flushes,
-                      &c.discards, &c.write_zeroes}) {
+                      &c.discards, &c.write_zeroes, &c.ssd_read_errors, &c.ssd_write_errors,
+                      &c.ssd_persist_errors, &c.ssd_failovers}) {
     *f = v++;
   }
   target_.set_counters(c);
@@ -212,6 +218,8 @@ TEST_F(ControlServerTest, StatsReportsEveryCounterInOrder) {
             R"("bytes_read_core":14,"bytes_written_core":15,"lines_total":16,"lines_used":17,)"
             R"("lines_dirty":18,"dirty_sectors":19,"evictions":20,"cleaner_writes":21,)"
             R"("cleaned_lines":22,"errors":23,"flushes":24,"discards":25,"write_zeroes":26,)"
+            R"("ssd_read_errors":27,"ssd_write_errors":28,"ssd_persist_errors":29,)"
+            R"("ssd_failovers":30,)"
             R"("policy_counters":{"admission":{"admitted":30,"refused":0},)"
             R"("replacement":{"ghost_hits":31,"small_evictions":32},)"
             R"("sequential":{"bypassed_read_bytes":33,"bypassed_write_bytes":34},)"
@@ -223,8 +231,25 @@ TEST_F(ControlServerTest, StatsWithPoliciesWithoutCountersSendsEmptyObjects) {
   LineClient client(path_);
   std::string reply = client.call(R"({"cmd":"stats"})");
   EXPECT_EQ(reply.substr(reply.find(R"("write_zeroes")")),
-            R"("write_zeroes":0,"policy_counters":{"admission":{},"replacement":{},)"
+            R"("write_zeroes":0,"ssd_read_errors":0,"ssd_write_errors":0,)"
+            R"("ssd_persist_errors":0,"ssd_failovers":0,"policy_counters":{"admission":{},)"
+            R"("replacement":{},)"
             R"("sequential":{},"cleaning":{}}}})");
+}
+
+TEST_F(ControlServerTest, ResetHealthAnswersTheNewHealthOrWhyTheCheckFailed) {
+  ControlStatus s = SampleStatus();
+  s.health.state = "failed";
+  target_.set_status(s);
+  target_.set_result(Status::IoError("ssd: SSD check failed, reading the superblock: EIO"));
+  ASSERT_TRUE(start_server().ok());
+  LineClient client(path_);
+  EXPECT_EQ(client.call(R"({"cmd":"reset-health"})"),
+            R"({"ok":false,"error":"ssd: SSD check failed, reading the superblock: EIO",)"
+            R"("code":"IoError"})");
+  target_.set_result(Status::Ok());
+  EXPECT_EQ(client.call(R"({"cmd":"reset-health"})"), R"({"ok":true,"health":"ok"})");
+  EXPECT_EQ(target_.reset_health_calls(), 2);
 }
 
 TEST_F(ControlServerTest, ModeQueryAndSwitch) {
@@ -355,7 +380,7 @@ TEST_F(ControlServerTest, MalformedRequestsGetErrorsAndTheConnectionSurvives) {
             R"("code":"InvalidArgument"})");
   EXPECT_EQ(client.call(R"({"cmd":"format"})"),
             R"({"ok":false,"error":"unknown command 'format' (expected status, stats, mode, )"
-            R"j(flush, stop or detach)","code":"InvalidArgument"})j");
+            R"j(flush, stop, detach or reset-health)","code":"InvalidArgument"})j");
   EXPECT_EQ(client.call(std::string(50000, '[')),
             R"j({"ok":false,"error":"malformed JSON (expected one JSON object per line)",)j"
             R"("code":"InvalidArgument"})");
@@ -368,7 +393,7 @@ TEST_F(ControlServerTest, NonAsciiNamesAreEchoedIntact) {
   // The \u escape arrives as UTF-8 in the message.
   EXPECT_EQ(client.call("{\"cmd\":\"st\\u00e4tus\"}"),
             "{\"ok\":false,\"error\":\"unknown command 'st\xc3\xa4tus' (expected status, stats, "
-            "mode, flush, stop or detach)\",\"code\":\"InvalidArgument\"}");
+            "mode, flush, stop, detach or reset-health)\",\"code\":\"InvalidArgument\"}");
 }
 
 TEST_F(ControlServerTest, BlankLinesAndCrLfAreAccepted) {

@@ -28,6 +28,8 @@ struct ControlStatus {
   // The policies in use: those recorded at create (superblock.policies) with the daemon's
   // overrides (tiercached --admission, --replacement, --seq-cutoff) applied.
   PolicyOptions policies;
+  // The SSD's health: "ok", "degraded" or "failed", error counts, dirty bytes at risk.
+  CacheHealth health;
 };
 
 class ControlTarget {
@@ -61,6 +63,11 @@ class ControlTarget {
   // is still dirty once client I/O has ended. If writing back fails while the daemon still runs,
   // the mode is restored and the daemon keeps running. done runs exactly once.
   virtual void detach(ProgressCallback progress, DetachCallback done) = 0;
+  // Brings the SSD back into the data path after it failed (Cache::reset_health): re-checks it by
+  // reading the superblock, then clears the failed state. done runs exactly once.
+  virtual void reset_health(DoneCallback done) {
+    done(Status::NotSupported("this target has no SSD health to reset"));
+  }
 };
 
 }  // namespace tiercache

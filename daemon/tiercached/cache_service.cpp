@@ -129,6 +129,7 @@ ControlStatus CacheService::status() const {
   s.core_size = devices_->core.top().size();
   s.superblock = cache_->info();
   s.policies = policies_;
+  s.health = cache_->health();
   return s;
 }
 

@@ -39,6 +39,7 @@ class CacheService final : public ControlTarget {
   void clean_all(ProgressCallback progress, DoneCallback done) override;
   void stop(DoneCallback done) override;
   void detach(ProgressCallback progress, DetachCallback done) override;
+  void reset_health(DoneCallback done) override { cache_->reset_health(std::move(done)); }
 
  private:
   struct Devices;

@@ -101,6 +101,11 @@ int FakeControlTarget::detach_calls() const {
   return detach_calls_;
 }
 
+int FakeControlTarget::reset_health_calls() const {
+  std::lock_guard lock(mu_);
+  return reset_health_calls_;
+}
+
 int FakeControlTarget::stop_calls() const {
   std::lock_guard lock(mu_);
   return stop_calls_;
@@ -167,6 +172,17 @@ void FakeControlTarget::detach(ProgressCallback progress, DetachCallback done) {
   };
   complete(std::move(progress), std::move(values), std::move(finish),
            [this] { set_status_state("stopping"); });
+}
+
+void FakeControlTarget::reset_health(DoneCallback done) {
+  {
+    std::lock_guard lock(mu_);
+    ++reset_health_calls_;
+  }
+  complete(nullptr, {}, std::move(done), [this] {
+    std::lock_guard lock(mu_);
+    status_.health = CacheHealth{};
+  });
 }
 
 void FakeControlTarget::set_status_state(const std::string& state) {

@@ -49,6 +49,7 @@ class FakeControlTarget final : public ControlTarget {
   int clean_calls() const;
   int stop_calls() const;
   int detach_calls() const;
+  int reset_health_calls() const;
 
   ControlStatus status() const override;
   CacheCounters counters() const override;
@@ -58,6 +59,8 @@ class FakeControlTarget final : public ControlTarget {
   void clean_all(ProgressCallback progress, DoneCallback done) override;
   void stop(DoneCallback done) override;
   void detach(ProgressCallback progress, DetachCallback done) override;
+  // On success the status' health becomes "ok".
+  void reset_health(DoneCallback done) override;
 
  private:
   void set_status_state(const std::string& state);
@@ -81,6 +84,7 @@ class FakeControlTarget final : public ControlTarget {
   int clean_calls_ = 0;
   int stop_calls_ = 0;
   int detach_calls_ = 0;
+  int reset_health_calls_ = 0;
   uint64_t detach_bytes_ = 0;
   std::vector<std::thread> threads_;
 };

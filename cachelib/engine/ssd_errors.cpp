@@ -1,0 +1,78 @@
+#include "cachelib/engine/ssd_errors.h"
+
+#include "cachelib/engine/io_paths.h"
+
+namespace tiercache {
+
+void NoteSsdError(Engine& e, SsdErrorKind kind) {
+  e.ssd_health.record(kind, e.options.background_loop->clock().now());
+}
+
+IoCallback NotingSsdErrors(Engine& e, SsdErrorKind kind, IoCallback cb) {
+  return [&e, kind, cb = std::move(cb)](Status s) mutable {
+    if (!s.ok()) NoteSsdError(e, kind);
+    cb(std::move(s));
+  };
+}
+
+IoCallback KeepSsdWriteStatus(Engine& e, std::shared_ptr<Status> into, IoCallback then) {
+  return [&e, into = std::move(into), then = std::move(then)](Status s) mutable {
+    if (!s.ok()) NoteSsdError(e, SsdErrorKind::kWrite);
+    *into = std::move(s);
+    then(Status::Ok());
+  };
+}
+
+void RecoverSsdRead(Engine& e, uint64_t core_line, uint32_t line_id, uint32_t first, uint32_t n,
+                    std::byte* dst, Status ssd_status, IoCallback cb) {
+  NoteSsdError(e, SsdErrorKind::kRead);
+  const SectorBits run = Segment{.first_sector = first, .sectors = n}.mask();
+  bool dirty;
+  {
+    Shard& shard = e.shard_for(core_line);
+    std::lock_guard lock(shard.mu);
+    dirty = (shard.dirty(line_id) & run).any();
+    // The SSD copy may be unreadable for good: later reads of these sectors go to the core.
+    InvalidateClean(e, shard, line_id, run);
+  }
+  // Never answer a dirty sector from the core: its copy there is older than what was written.
+  if (dirty) return cb(std::move(ssd_status));
+  const uint64_t bytes = uint64_t(n) * kSectorSize;
+  EngineCounters::add(e.counters.bytes_read_core, bytes);
+  e.core.read(core_line * e.line_size + uint64_t(first) * kSectorSize,
+              std::span<std::byte>(dst, bytes), std::move(cb));
+}
+
+void SsdReadOrRecover(Engine& e, uint64_t core_line, uint32_t line_id, uint32_t first, uint32_t n,
+                      std::byte* dst, IoCallback cb) {
+  SsdReadSectors(e, line_id, first, n, dst,
+                 [&e, core_line, line_id, first, n, dst, cb = std::move(cb)](Status s) mutable {
+                   if (s.ok()) return cb(std::move(s));
+                   RecoverSsdRead(e, core_line, line_id, first, n, dst, std::move(s), std::move(cb));
+                 });
+}
+
+void DropSsdCopyAfterCoreWrite(Engine& e, const Segment& seg, uint32_t line_id, IoCallback done) {
+  Shard& shard = e.shard_for(seg.core_line);
+  bool any_dirty;
+  {
+    std::lock_guard lock(shard.mu);
+    shard.set_clean_pending(line_id, false);
+    InvalidateClean(e, shard, line_id, seg.mask());
+    any_dirty = (shard.dirty(line_id) & seg.mask()).any();
+  }
+  if (!any_dirty) return done(Status::Ok());
+  // Dropping a dirty sector before the core's new copy is durable could bring back data older
+  // than a flushed write after a power cut (the core never held the dirty data).
+  e.core.flush([&e, &shard, seg, line_id, done = std::move(done)](Status s) mutable {
+    if (s.ok()) {
+      std::lock_guard lock(shard.mu);
+      shard.set_valid(line_id, shard.valid(line_id) & ~seg.mask());
+      e.set_dirty(shard, line_id, shard.dirty(line_id) & ~seg.mask());
+      e.note_changed(line_id);
+    }
+    done(std::move(s));
+  });
+}
+
+}  // namespace tiercache
