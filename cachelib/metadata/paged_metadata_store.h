@@ -28,7 +28,7 @@ class PagedMetadataStore final : public MetadataStore {
     Superblock sb;                      // as found on the SSD
     uint32_t sb_copy = 0;               // the copy `sb` came from
     std::vector<std::byte> images;      // page_count pages of records_per_page * record_size bytes
-    std::vector<uint64_t> page_seq;     // sequence of each page's durable slot (0: never written)
+    std::vector<uint64_t> page_seq;     // round of each page's committed slot (0: never written)
     std::vector<uint8_t> page_slot;     // index of each page's durable slot
     std::vector<uint64_t> dirty_pages;  // pages whose image differs from the durable slot
   };
@@ -57,6 +57,9 @@ class PagedMetadataStore final : public MetadataStore {
   struct SuperblockChange {
     std::optional<CacheMode> mode;
     std::optional<bool> clean_shutdown;
+    std::optional<uint64_t> committed_round;
+    std::optional<std::pair<uint64_t, std::vector<uint64_t>>> intent;  // round, pages
+    bool mirror = false;  // write both copies (state changes outside persist rounds)
   };
   struct Op {
     bool is_persist = true;        // else: a superblock update
@@ -64,7 +67,8 @@ class PagedMetadataStore final : public MetadataStore {
     SuperblockChange change;       // superblock update
     std::vector<Waiter> waiters;
   };
-  struct Round;  // one persist: the snapshot of changed pages, encoded as slots
+  struct Round;  // one persist: the snapshot of changed pages, encoded as slots, in chunks of
+                 // at most format::sb::kMaxRoundPages pages, one persist round each
 
   void enqueue(Op op, bool join_pending_persist);
   void run_front();
@@ -73,9 +77,11 @@ class PagedMetadataStore final : public MetadataStore {
 
   std::shared_ptr<Round> take_round();
   void run_persist(bool then_mark_clean);
+  void write_chunks(std::shared_ptr<Round> round, IoCallback done);
   void write_pages(std::shared_ptr<Round> round, IoCallback done);
-  void end_round(const Round& round, const Status& status);
+  void end_chunk(const Round& round, const Status& status);
   void write_superblock(SuperblockChange change, IoCallback done);
+  void write_superblock_copy(Superblock next, bool mirror, IoCallback done);
 
   std::span<const std::byte> image(uint64_t page) const;
   void mark_dirty_locked(uint64_t page);
@@ -92,8 +98,9 @@ class PagedMetadataStore final : public MetadataStore {
   uint32_t sb_copy_;                  // GUARDED_BY(mu_): the copy holding sb_
   std::vector<std::byte> images_;     // GUARDED_BY(mu_): as loaded, until release_loaded()
   std::vector<LineRecord> staged_;    // GUARDED_BY(mu_): every record, once set_record() is used
-  std::vector<uint64_t> page_seq_;    // GUARDED_BY(mu_)
+  std::vector<uint64_t> page_seq_;    // GUARDED_BY(mu_): round of each page's committed slot
   std::vector<uint8_t> page_slot_;    // GUARDED_BY(mu_)
+  uint64_t next_round_;               // GUARDED_BY(mu_): above every round that may be on the SSD
   std::vector<uint8_t> dirty_;        // GUARDED_BY(mu_): 1 if the page is in dirty_list_
   std::vector<uint64_t> dirty_list_;  // GUARDED_BY(mu_)
   std::deque<Op> queue_;              // GUARDED_BY(mu_): front is running while running_
