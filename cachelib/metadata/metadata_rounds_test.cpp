@@ -239,5 +239,50 @@ TEST_F(MetadataRoundsTest, APersistTakesThreeFlushesPerRoundOf256Pages) {
   EXPECT_EQ((*again)->loaded_record(299 * 403), MakeRecord(299, 1299, 1, true));
 }
 
+// The pages of a round that did not commit go into the first round of the next persist, even when
+// that persist needs several rounds: its intent then covers every slot the failed round may have
+// left, so none of them can outlive it and later pass for committed.
+TEST_F(MetadataRoundsTest, PagesOfAnUncommittedRoundAreRewrittenInTheNextFirstRound) {
+  MemoryDevice big("ssd1", 1ull << 30);  // 4 KiB lines: 403 lines per page, 648 pages
+  FormatOptions o;
+  o.line_size = 4096;
+  ASSERT_TRUE(SyncFormat(loop_, big, kCore, o).ok());
+  auto store = std::move(SyncOpen(loop_, big, kCore)).value();
+  for (uint64_t round = 1; round <= 2; ++round) {
+    store->set_record(600 * 403, MakeRecord(round, 5000, 1, true));
+    store->set_record(601 * 403, MakeRecord(round, 5001, 1, true));
+    ASSERT_TRUE(SyncPersist(loop_, *store).ok());
+  }
+  store.reset();
+  std::vector<std::byte> copy(format::kBlockSize);
+  for (uint64_t at : format::kSuperblockOffset) {  // round 2 did not commit...
+    big.read_now(at, copy);
+    DecodedSuperblock d = DecodeSuperblock(copy);
+    d.sb.committed_round = 1;
+    EncodeSuperblock(d.sb, copy);
+    big.write_now(at, copy);
+  }
+  format::Layout l = testing::LayoutOnDevice(big);
+  std::vector<std::byte> junk(512, std::byte{0xA5});
+  big.write_now(l.slot_offset(601, 0) + 1024, junk);  // ...and page 601's write was torn
+  store = std::move(SyncOpen(loop_, big, kCore)).value();
+  EXPECT_EQ(store->loaded_record(600 * 403), MakeRecord(1, 5000, 1, true));
+  for (uint64_t page = 0; page < 300; ++page) {
+    store->set_record(page * 403, MakeRecord(page, 1000 + page, 1, true));
+  }
+  ASSERT_TRUE(SyncPersist(loop_, *store).ok());  // rounds 3 (256 pages) and 4 (46 pages)
+  auto round_of = [&](uint64_t page, uint32_t slot) {
+    big.read_now(l.slot_offset(page, slot), copy);
+    return format::GetU64(copy, format::slot::kSequence);
+  };
+  EXPECT_EQ(round_of(600, 0), 3u);
+  EXPECT_EQ(round_of(601, 0), 3u);
+  EXPECT_EQ(round_of(299, 1), 4u);
+  store.reset();
+  auto again = SyncOpen(loop_, big, kCore);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ((*again)->loaded_record(601 * 403), MakeRecord(1, 5001, 1, true));
+}
+
 }  // namespace
 }  // namespace tiercache

@@ -146,7 +146,10 @@ Status OpenTask::choose_and_load(uint64_t page, std::span<const std::byte> bytes
   state_.page_seq[page] = choice->sequence;
   // The other slot holds a torn or uncommitted write: the next persist overwrites it, before a
   // later round could make it look committed.
-  if (choice->rewrite) state_.dirty_pages.push_back(page);
+  if (choice->rewrite) {
+    state_.dirty_pages.push_back(page);
+    state_.redo_pages.push_back(page);
+  }
   if (!choice->never_written) {
     return load_records(page, bytes.subspan(choice->slot * format::kBlockSize, format::kBlockSize));
   }

@@ -54,6 +54,8 @@ PagedMetadataStore::PagedMetadataStore(Device& ssd, State s)
   info_.data_offset = layout_.data_offset;
   info_.policies = sb_.policies;
   for (uint64_t page : s.dirty_pages) mark_dirty_locked(page);
+  redo_ = std::move(s.redo_pages);
+  std::sort(redo_.begin(), redo_.end());
 }
 
 std::span<const std::byte> PagedMetadataStore::image(uint64_t page) const {
@@ -241,7 +243,15 @@ std::shared_ptr<PagedMetadataStore::Round> PagedMetadataStore::take_round() {
   {
     std::lock_guard lock(mu_);
     r->pages.swap(dirty_list_);
-    std::sort(r->pages.begin(), r->pages.end());
+    // Redo pages first (they fit in the first round), then each round's pages ascending.
+    auto rest = std::stable_partition(r->pages.begin(), r->pages.end(), [this](uint64_t p) {
+      return std::binary_search(redo_.begin(), redo_.end(), p);
+    });
+    std::sort(r->pages.begin(), rest);
+    std::sort(rest, r->pages.end());
+    for (size_t at = 0; at < r->pages.size(); at += kChunk) {
+      std::sort(r->pages.begin() + at, r->pages.begin() + std::min(r->pages.size(), at + kChunk));
+    }
     r->mark_unclean_first = sb_.clean_shutdown && !r->pages.empty();
     r->slots.resize(r->pages.size());
     r->first_round = next_round_;
@@ -346,6 +356,16 @@ void PagedMetadataStore::write_pages(std::shared_ptr<Round> round, IoCallback do
 // again: retried by the next persist, into the same slots, under a new round.
 void PagedMetadataStore::end_chunk(const Round& round, const Status& status) {
   std::lock_guard lock(mu_);
+  // Committed: its pages' uncommitted slots are overwritten. Failed: the chunk's slots may hold
+  // its round (and any older redo page is in it: redo pages go in the first chunk).
+  if (status.ok()) {
+    std::erase_if(redo_, [&](uint64_t p) {
+      return std::binary_search(round.pages.begin() + round.begin(),
+                                round.pages.begin() + round.end(), p);
+    });
+  } else {
+    redo_.assign(round.pages.begin() + round.begin(), round.pages.begin() + round.end());
+  }
   for (size_t i = round.begin(); i < (status.ok() ? round.end() : round.pages.size()); ++i) {
     uint64_t page = round.pages[i];
     if (status.ok()) {

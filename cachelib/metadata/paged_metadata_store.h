@@ -31,6 +31,7 @@ class PagedMetadataStore final : public MetadataStore {
     std::vector<uint64_t> page_seq;     // round of each page's committed slot (0: never written)
     std::vector<uint8_t> page_slot;     // index of each page's durable slot
     std::vector<uint64_t> dirty_pages;  // pages whose image differs from the durable slot
+    std::vector<uint64_t> redo_pages;   // of dirty_pages: other slot holds an uncommitted round
   };
 
   PagedMetadataStore(Device& ssd, State state);
@@ -103,6 +104,10 @@ class PagedMetadataStore final : public MetadataStore {
   uint64_t next_round_;               // GUARDED_BY(mu_): above every round that may be on the SSD
   std::vector<uint8_t> dirty_;        // GUARDED_BY(mu_): 1 if the page is in dirty_list_
   std::vector<uint64_t> dirty_list_;  // GUARDED_BY(mu_)
+  // GUARDED_BY(mu_): ascending; pages whose alternate slot may hold a round that never committed
+  // (at most one round's worth). The next round writes them first, so that round's intent lists
+  // them all and no such slot can outlive it and later pass for committed.
+  std::vector<uint64_t> redo_;
   std::deque<Op> queue_;              // GUARDED_BY(mu_): front is running while running_
   bool running_ = false;              // GUARDED_BY(mu_)
 };
