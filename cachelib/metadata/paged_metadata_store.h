@@ -1,8 +1,9 @@
 // PagedMetadataStore: the MetadataStore that OpenTask builds. Keeps the loaded record bytes until
 // release_loaded(), then only per-page bookkeeping; a persist encodes each changed page from the
-// record source (the engine's live state). Runs persists, superblock updates
-// and clean closes one at a time through an operation queue; concurrent persist() callers that
-// arrive while one runs are batched into the next round. Does not own the SSD, which must outlive
+// record source (the engine's live state), in persist rounds of at most 256 pages (intent in the
+// superblock, pages, commit in the superblock; docs/on-disk-format.md). Runs persists, superblock
+// updates and clean closes one at a time through an operation queue; concurrent persist() callers
+// that arrive while one runs are batched into the next persist. Does not own the SSD, which must outlive
 // it; no operation may be in flight when it is destroyed. Thread-safe (one mutex guards staged
 // state and the queue; device I/O is never submitted under it).
 #pragma once
