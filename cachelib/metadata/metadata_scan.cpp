@@ -25,7 +25,9 @@ void FindFallback(const Superblock& sb, std::span<const std::byte> bytes,
   for (uint32_t i = 0; i < format::kSlotsPerPage; ++i) {
     uint64_t round = 0;
     auto slot = bytes.subspan(i * format::kBlockSize, format::kBlockSize);
-    if (CheckSlot(slot, expected, &round) != SlotState::kValid || round > sb.committed_round ||
+    SlotState state = CheckSlot(slot, expected, &round);
+    f->other_zero |= state == SlotState::kZero;
+    if (state != SlotState::kValid || round > sb.committed_round ||
         (f->fallback_readable && round < f->fallback_round)) {
       continue;
     }
@@ -78,6 +80,10 @@ std::string PageFinding::describe(uint32_t line_size) const {
   std::string lines = "lines " + std::to_string(first_line) + "-" +
                       std::to_string(first_line + line_count - 1);
   std::string out = problem + " (" + lines + ").";
+  if (!fallback_readable && other_zero) {
+    return out + " Its other slot is all zero (the page had no earlier write): a salvage would "
+                 "load " + lines + " as free, losing any dirty data they held.";
+  }
   if (!fallback_readable) {
     return out + " No committed copy of the page is readable: a salvage would drop " + lines +
            " from the cache; any dirty data they held would be lost.";

@@ -19,6 +19,7 @@ struct PageFinding {
   uint64_t first_line = 0, line_count = 0;  // the lines the page covers
   std::string problem;                      // why the load refuses the page
   bool fallback_readable = false;           // a whole slot remains (what a salvage would load)
+  bool other_zero = false;                  // else: a slot is all zero (never written)
   uint64_t fallback_round = 0;
   uint64_t fallback_used = 0, fallback_dirty = 0, fallback_dirty_sectors = 0;
 
