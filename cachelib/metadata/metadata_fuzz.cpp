@@ -1,17 +1,19 @@
 // libFuzzer target over the decoders of everything tiercache reads back from the SSD: the
 // superblock copies (LoadSuperblock, DecodeSuperblock), a metadata page (ChooseSlot under fuzzed
-// round rules, HasSlotOfRound) and its line records (DecodeRecord). Input: one flag byte, the 8 KiB
+// round rules, HasSlotOfRound, ScanPage) and its line records (DecodeRecord). Input: one flag byte, the 8 KiB
 // superblock area, one 8 KiB page (short inputs are zero padded). Flags ask the harness to fix the
 // checksums, so the fuzzer also gets past them. Build: TIERCACHE_FUZZ=ON with clang.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <vector>
 
 #include "cachelib/metadata/format.h"
 #include "cachelib/metadata/metadata_page.h"
+#include "cachelib/metadata/metadata_scan.h"
 #include "cachelib/metadata/superblock.h"
 
 namespace {
@@ -68,6 +70,10 @@ void FuzzPage(std::span<std::byte> page, const Result<LoadedSuperblock>& loaded,
   Result<SlotChoice> choice = ChooseSlot(page, expected, rule);
   (void)HasSlotOfRound(page, expected, rule.intent);
   if (choice.ok() && choice->slot >= kSlotsPerPage) std::abort();
+  if (loaded.ok()) {  // what tiercache check says about the page
+    std::optional<PageFinding> f = ScanPage(loaded->sb, expected.page_index, page, rule, core_lines);
+    if (f) (void)f->describe(l.line_size);
+  }
   // Every record position of both slots, whether or not the slot was chosen.
   for (uint32_t s = 0; s < kSlotsPerPage; ++s) {
     auto records = page.subspan(s * kBlockSize + slot::kHeaderSize, kBlockSize - slot::kHeaderSize);
