@@ -30,12 +30,13 @@ test: build build-asan fuzz
 	cd $(ASAN_BUILD) && ctest --output-on-failure -L unit $(CTEST_ARGS)
 	cd $(BUILD) && ctest --output-on-failure $(CTEST_ARGS)
 
-# libFuzzer over the NBD handshake and request parsers (clang); the smoke run is 200k inputs.
+# libFuzzer over the NBD handshake and request parsers and the metadata decoders (clang); the
+# smoke runs are 200k and 30k inputs.
 # A longer run: $(FUZZ_BUILD)/daemon/nbd_fuzz -max_total_time=600 daemon/nbd_fuzz_corpus
 fuzz: deps
 	test -f $(FUZZ_BUILD)/CMakeCache.txt || CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) \
 	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTIERCACHE_FUZZ=ON
-	cmake --build $(FUZZ_BUILD) -j$(JOBS) --target nbd_fuzz
+	cmake --build $(FUZZ_BUILD) -j$(JOBS) --target nbd_fuzz metadata_fuzz
 	cd $(FUZZ_BUILD) && ctest --output-on-failure -L fuzz
 
 # Real-kernel tests in qemu TCG (tests/vm/, docs/vm-tests.md): kernel NBD and ublk.

@@ -107,7 +107,7 @@ TEST_F(AttachTest, CreateForceRefusesACacheItCannotRead) {
   EXPECT_EQ(s.code(), Status::Code::kCorruption);
   EXPECT_EQ(s.message(),
             "cannot tell whether ssd holds dirty data (tiercache superblock on ssd is corrupt: "
-            "both copies fail their checksum or field checks); add --discard-dirty to overwrite "
+            "both copies fail their checksum); add --discard-dirty to overwrite "
             "it anyway (any dirty data on it is lost)");
 }
 

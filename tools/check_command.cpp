@@ -6,6 +6,7 @@
 #include "daemon/control/control_paths.h"
 #include "daemon/control/unix_socket.h"
 #include "tools/exit_codes.h"
+#include "tools/metadata_diagnosis.h"
 #include "tools/reply_printer.h"
 #include "tools/size_parser.h"
 #include "tools/tool_devices.h"
@@ -77,6 +78,39 @@ void WarnIfServed(const CliOptions& o, CommandIo& io) {
          << "); the SSD may not hold its latest metadata yet\n";
 }
 
+// A load refused for corruption: explains, page by page, what is damaged and what a
+// salvage would lose, then fails as the load did.
+int ExplainCorruption(AsyncRunner& runner, Device& ssd, const Status& refused, CommandIo& io) {
+  Result<LoadedSuperblock> sb = ReadSuperblock(runner, ssd);
+  Result<MetadataDiagnosis> d = sb.ok() ? DiagnoseMetadata(runner, ssd, sb->sb)
+                                        : Result<MetadataDiagnosis>(sb.status());
+  if (!d.ok() || d->pages_refused == 0) {
+    return ReportFailure(io, "check", "Corruption", refused.message(), kExitFailed);
+  }
+  std::string summary = std::to_string(d->pages_refused) +
+                        " metadata page(s) refused: the cache is not opened rather than rolled "
+                        "back. Restore the SSD, or recreate the cache (tiercache create --force "
+                        "--discard-dirty), losing its dirty data";
+  if (io.json) {
+    ControlJson j = ControlJson::object();
+    j["ok"] = false;
+    j["error"] = refused.message();
+    j["code"] = "Corruption";
+    j["pages_refused"] = d->pages_refused;
+    j["findings"] = d->findings;
+    PrintJsonLine(io, j);
+  }
+  io.err << "tiercache check: " << refused.message() << "\n";
+  for (const std::string& f : d->findings) io.err << "tiercache check: " << f << "\n";
+  if (d->pages_refused > d->findings.size()) {
+    io.err << "tiercache check: ... and " << (d->pages_refused - d->findings.size())
+           << " more pages\n";
+  }
+  io.err << "tiercache check: " << summary << "\n";
+  io.err.flush();
+  return kExitFailed;
+}
+
 }  // namespace
 
 Result<OfflineCache> LoadOffline(AsyncRunner& runner, Device& ssd,
@@ -121,6 +155,9 @@ int RunCheck(const CliOptions& o, CommandIo& io) {
   Result<std::unique_ptr<FileDevice>> ssd = OpenToolDevice(o.cache, /*read_only=*/true);
   if (!ssd.ok()) return fail(ssd.status());
   Result<CheckReport> report = InspectCache(**runner, **ssd, core);
+  if (report.status().code() == Status::Code::kCorruption) {
+    return ExplainCorruption(**runner, **ssd, report.status(), io);
+  }
   if (!report.ok()) return fail(report.status());
   if (io.json) {
     PrintJsonLine(io, ReportJson(*report, o.cache));

@@ -15,6 +15,8 @@
 #include "tools/line_records_for_test.h"
 #include "tools/create_command.h"
 #include "tools/exit_codes.h"
+#include "tools/metadata_diagnosis.h"
+#include "tools/tool_devices.h"
 
 namespace tiercache {
 namespace {
@@ -91,13 +93,32 @@ TEST_F(InspectCacheTest, CountsLinesAndSectors) {
   EXPECT_EQ(contents(), before);
 }
 
-TEST_F(InspectCacheTest, TwoLinesHoldingOneCoreLineIsAProblem) {
+TEST_F(InspectCacheTest, TwoLinesHoldingOneCoreLineIsRefused) {
   write_records({{3, Record(9, 1, 0)}, {4, Record(9, 2, 1)}});
   Result<CheckReport> report = InspectCache(*runner_, ssd_, std::nullopt);
-  ASSERT_TRUE(report.ok()) << report.status().ToString();
-  EXPECT_EQ(report->records.problem_count, 1u);
-  ASSERT_EQ(report->records.problems.size(), 1u);
-  EXPECT_EQ(report->records.problems[0], "lines 3 and 4 both hold core line 9");
+  EXPECT_EQ(report.status().code(), Status::Code::kCorruption);
+  EXPECT_EQ(report.status().message(), "ssd: lines 3 and 4 both map core line 9");
+}
+
+TEST_F(InspectCacheTest, ADamagedCommittedPageIsExplained) {
+  write_records({{0, Record(5, 16, 0)}, {7, Record(6, 16, 3)}});   // round 1: page 0 slot B
+  write_records({{7, Record(6, 16, 5)}, {8, Record(11, 16, 16)}});  // round 2: page 0 slot A
+  std::vector<std::byte> junk(64, std::byte{0x5a});
+  ssd_.write_now(format::kMetadataOffset + 1000, junk);
+  Result<CheckReport> report = InspectCache(*runner_, ssd_, std::nullopt);
+  EXPECT_EQ(report.status().code(), Status::Code::kCorruption);
+  Result<LoadedSuperblock> sb = ReadSuperblock(*runner_, ssd_);
+  ASSERT_TRUE(sb.ok());
+  Result<MetadataDiagnosis> d = DiagnoseMetadata(*runner_, ssd_, sb->sb);
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_EQ(d->pages_refused, 1u);
+  ASSERT_EQ(d->findings.size(), 1u);
+  EXPECT_EQ(d->findings[0],
+            "metadata page 0 slot A fails its checksum, and no uncommitted round wrote it: "
+            "committed metadata is damaged (lines 0-62). Its older committed copy (round 1) is "
+            "readable: 2 lines in use, 1 dirty (12288 bytes). A salvage loading it would lose "
+            "every change to lines 0-62 after round 1 (of up to 4128768 bytes of cached data), "
+            "and could revive mappings since reused for other blocks.");
 }
 
 TEST_F(InspectCacheTest, WrongCoreIsRefused) {

@@ -42,6 +42,17 @@ Layout LayoutFor(uint32_t line_size, uint64_t line_count) {
   return l;
 }
 
+bool FitsIn64Bits(uint32_t line_size, uint64_t line_count) {
+  if (line_size < kMinLineSize || line_size > kMaxLineSize) return false;
+  // LayoutFor's largest intermediate is required_size(): metadata end, rounded up, plus data.
+  uint64_t data_bytes = 0, meta_bytes = 0, end = 0;
+  if (__builtin_mul_overflow(line_count, uint64_t{line_size}, &data_bytes)) return false;
+  // At least one record per page, so page_count <= line_count.
+  if (__builtin_mul_overflow(line_count, kPageStride, &meta_bytes)) return false;
+  if (__builtin_add_overflow(meta_bytes, kMetadataOffset + line_size, &end)) return false;
+  return !__builtin_add_overflow(end, data_bytes, &end);
+}
+
 Layout LayoutForSsd(uint64_t ssd_size, uint32_t line_size) {
   // required_size() grows with line_count, so binary-search the largest count that fits.
   uint64_t lo = 0, hi = ssd_size / line_size;

@@ -13,7 +13,7 @@ namespace tiercache::format {
 
 // ---- Regions ------------------------------------------------------------------------------------
 inline constexpr std::string_view kSuperblockMagic = "TIERCACH";  // 8 bytes, no NUL
-inline constexpr uint32_t kVersion = 2;  // 2: policies in the superblock
+inline constexpr uint32_t kVersion = 3;  // 2: policies in the superblock; 3: persist rounds
 inline constexpr uint64_t kBlockSize = 4096;  // unit of every metadata write
 inline constexpr uint64_t kSuperblockCopies = 2;
 inline constexpr uint64_t kSuperblockOffset[kSuperblockCopies] = {0, 4096};
@@ -59,7 +59,14 @@ inline constexpr size_t kReserved3 = 1185;                     // u8[3], zero
 inline constexpr size_t kSeqStreams = 1188;                    // u32
 inline constexpr size_t kSeqReadCutoff = 1192;                 // u64, bytes
 inline constexpr size_t kSeqWriteCutoff = 1200;                // u64, bytes
-inline constexpr size_t kEnd = 1208;                           // rest of the copy is zero
+// Version 3: persist rounds (docs/on-disk-format.md "Persist rounds").
+inline constexpr size_t kCommittedRound = 1208;                // u64, last round fully written
+inline constexpr size_t kIntentRound = 1216;                   // u64, last round started, >= C
+inline constexpr size_t kIntentCount = 1224;                   // u32, pages in that round
+inline constexpr size_t kReserved4 = 1228;                     // u32, zero
+inline constexpr size_t kIntentPages = 1232;                   // u64[kMaxRoundPages], ascending
+inline constexpr size_t kMaxRoundPages = 256;                  // pages written per round, at most
+inline constexpr size_t kEnd = kIntentPages + 8 * kMaxRoundPages;  // rest of the copy is zero
 inline constexpr size_t kPolicyNameBytes = 16;
 }  // namespace sb
 
@@ -69,7 +76,7 @@ inline constexpr std::string_view kMagic = "TCMETAPG";  // 8 bytes
 inline constexpr size_t kMagicOffset = 0;               // char[8]
 inline constexpr size_t kChecksum = 8;                  // u64
 inline constexpr size_t kPageIndex = 16;                // u64
-inline constexpr size_t kSequence = 24;                 // u64, > 0; the newer valid slot wins
+inline constexpr size_t kSequence = 24;                 // u64, > 0: the persist round (v3)
 inline constexpr size_t kUuid = 32;                     // u8[16], the cache's UUID
 inline constexpr size_t kRecordCount = 48;              // u32, records in this page
 inline constexpr size_t kReserved = 52;                 // u8[12], zero
@@ -102,8 +109,12 @@ struct Layout {
   bool operator==(const Layout&) const = default;
 };
 
-// REQUIRES: line_size is a valid line size (FormatOptions::validate).
+// REQUIRES: line_size is a valid line size (FormatOptions::validate) and the layout fits in
+// 64 bits (FitsIn64Bits).
 Layout LayoutFor(uint32_t line_size, uint64_t line_count);
+// True when every size of LayoutFor(line_size, line_count) (page_count * 8192, data_offset,
+// line_count * line_size, required_size) fits in a u64; used on sizes read from the SSD.
+bool FitsIn64Bits(uint32_t line_size, uint64_t line_count);
 // The layout with the most lines that fits in `ssd_size` bytes (line_count may be 0).
 Layout LayoutForSsd(uint64_t ssd_size, uint32_t line_size);
 

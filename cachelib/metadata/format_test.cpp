@@ -80,6 +80,9 @@ Superblock SampleSuperblock() {
   s.policies.sequential.streams = 128;
   s.policies.sequential.read_cutoff_bytes = 8 << 20;
   s.policies.sequential.write_cutoff_bytes = 1 << 20;
+  s.committed_round = 11;
+  s.intent_round = 12;
+  s.intent_pages = {3, 48};
   return s;
 }
 
@@ -88,7 +91,7 @@ TEST(SuperblockTest, FieldsSitAtTheirDocumentedOffsets) {
   EncodeSuperblock(SampleSuperblock(), c);
   EXPECT_EQ(std::memcmp(c.data(), "TIERCACH", 8), 0);
   EXPECT_EQ(GetU64(c, sb::kChecksum), Checksum(std::span(c).subspan(16)));
-  EXPECT_EQ(GetU32(c, sb::kVersion), 2u);
+  EXPECT_EQ(GetU32(c, sb::kVersion), 3u);
   EXPECT_EQ(GetU64(c, sb::kSequence), 7u);
   EXPECT_EQ(GetU8(c, sb::kUuid), 1u);
   EXPECT_EQ(GetU8(c, sb::kUuid + 15), 16u);
@@ -113,7 +116,13 @@ TEST(SuperblockTest, FieldsSitAtTheirDocumentedOffsets) {
   EXPECT_EQ(GetU32(c, sb::kSeqStreams), 128u);
   EXPECT_EQ(GetU64(c, sb::kSeqReadCutoff), 8u << 20);
   EXPECT_EQ(GetU64(c, sb::kSeqWriteCutoff), 1u << 20);
-  EXPECT_TRUE(IsAllZero(std::span(c).subspan(sb::kEnd)));
+  EXPECT_EQ(GetU64(c, 1208), 11u);  // committed round
+  EXPECT_EQ(GetU64(c, 1216), 12u);  // intent round
+  EXPECT_EQ(GetU32(c, 1224), 2u);   // intent page count
+  EXPECT_EQ(GetU64(c, 1232), 3u);
+  EXPECT_EQ(GetU64(c, 1240), 48u);
+  EXPECT_EQ(sb::kEnd, 3280u);
+  EXPECT_TRUE(IsAllZero(std::span(c).subspan(1248)));
 }
 
 TEST(SuperblockTest, PolicyNamesMustBePrintableAndPresent) {
@@ -207,42 +216,150 @@ TEST(RecordTest, DecodeRejectsImpossibleRecords) {
   EXPECT_EQ(DecodeRecord(l, in, 6).status().message(), "free line with valid sectors");
 }
 
-TEST(SlotTest, ChoosesTheNewerValidSlot) {
-  Layout l = LayoutFor(65536, 100);
-  SlotHeader h{3, 0, {}, 100};
-  h.uuid[0] = 9;
-  std::vector<std::byte> records(100 * l.record_size, std::byte{0xFF});
-  std::vector<std::byte> page(kPageStride);
-  auto a = std::span(page).subspan(0, kBlockSize), b = std::span(page).subspan(kBlockSize);
+TEST(SuperblockTest, CraftedSizesThatWouldOverflowAreRejected) {
+  EXPECT_TRUE(FitsIn64Bits(4096, 1ull << 40));
+  EXPECT_TRUE(FitsIn64Bits(1u << 20, 1ull << 40));
+  EXPECT_FALSE(FitsIn64Bits(1u << 20, 1ull << 44));  // line_count * line_size = 2^64
+  EXPECT_FALSE(FitsIn64Bits(4096, 1ull << 51));      // line_count * 8192 = 2^64
+  EXPECT_FALSE(FitsIn64Bits(4096, ~0ull));
+  EXPECT_FALSE(FitsIn64Bits(0, 16));
+  std::vector<std::byte> c(kBlockSize);
+  EncodeSuperblock(SampleSuperblock(), c);
+  PutU32(c, sb::kLineSize, 1u << 20);
+  PutU64(c, sb::kLineCount, 1ull << 47);  // 2^67 bytes of data: wraps in 64 bits
+  PutU64(c, sb::kChecksum, Checksum(std::span(c).subspan(16)));
+  EXPECT_EQ(DecodeSuperblock(c).state, SuperblockState::kBadFields);
+}
 
-  auto choice = ChooseSlot(page, h);  // never written
+TEST(SuperblockTest, RoundFieldsMustBeConsistent) {
+  std::vector<std::byte> c(kBlockSize);
+  auto bad = [&](auto&& edit) {
+    EncodeSuperblock(SampleSuperblock(), c);
+    edit();
+    PutU64(c, sb::kChecksum, Checksum(std::span(c).subspan(16)));
+    return DecodeSuperblock(c).state == SuperblockState::kBadFields;
+  };
+  EXPECT_FALSE(bad([] {}));
+  EXPECT_TRUE(bad([&] { PutU64(c, sb::kIntentRound, 10); }));   // intent < committed
+  EXPECT_TRUE(bad([&] { PutU32(c, sb::kIntentCount, 257); }));  // more than fit
+  EXPECT_TRUE(bad([&] { PutU64(c, sb::kIntentPages + 8, 49); }));  // page past the end
+  EXPECT_TRUE(bad([&] { PutU64(c, sb::kIntentPages + 8, 3); }));   // not ascending
+}
+
+TEST(SuperblockTest, AWholeCopyWithBadFieldsIsCorruptionNotAFallback) {
+  std::vector<std::byte> area(kSuperblockAreaSize);
+  Superblock s = SampleSuperblock();
+  EncodeSuperblock(s, std::span(area).subspan(0, kBlockSize));
+  s.sequence = 8;
+  EncodeSuperblock(s, std::span(area).subspan(kBlockSize, kBlockSize));
+  auto copy1 = std::span(area).subspan(kBlockSize, kBlockSize);
+  PutU8(copy1, sb::kMode, 9);
+  PutU64(copy1, sb::kChecksum, Checksum(copy1.subspan(16)));
+  auto loaded = LoadSuperblock(area, "ssd");
+  EXPECT_EQ(loaded.status().code(), Status::Code::kCorruption);
+  EXPECT_EQ(loaded.status().message(),
+            "tiercache superblock copy 1 on ssd has a valid checksum but inconsistent fields "
+            "(sizes, rounds or names out of range); refusing to fall back to the other copy");
+}
+
+class SlotTest : public ::testing::Test {
+ protected:
+  SlotTest() : records_(100 * l_.record_size, std::byte{0xFF}), page_(kPageStride) {
+    h_.uuid[0] = 9;
+  }
+  std::span<std::byte> slot(uint32_t i) { return std::span(page_).subspan(i * kBlockSize, kBlockSize); }
+  void write(uint32_t i, uint64_t round) {
+    SlotHeader h = h_;
+    h.sequence = round;
+    BuildSlot(h, records_, slot(i));
+  }
+  Result<SlotChoice> choose(uint64_t committed, uint64_t intent, bool may_be_torn) {
+    return ChooseSlot(page_, h_, {committed, intent, may_be_torn});
+  }
+
+  Layout l_ = LayoutFor(65536, 100);
+  SlotHeader h_{3, 0, {}, 100};
+  std::vector<std::byte> records_;
+  std::vector<std::byte> page_;
+};
+
+TEST_F(SlotTest, TakesTheNewestCommittedSlot) {
+  auto choice = choose(0, 0, false);  // never written
   ASSERT_TRUE(choice.ok());
   EXPECT_TRUE(choice->never_written);
   EXPECT_EQ(choice->slot, 0u);
-
-  h.sequence = 1;
-  BuildSlot(h, records, b);
-  choice = ChooseSlot(page, h);
+  write(1, 1);
+  choice = choose(1, 1, false);
   ASSERT_TRUE(choice.ok());
   EXPECT_EQ(choice->slot, 1u);
   EXPECT_EQ(choice->sequence, 1u);
+  EXPECT_FALSE(choice->rewrite);
+  write(0, 5);
+  choice = choose(7, 7, false);
+  ASSERT_TRUE(choice.ok());
+  EXPECT_EQ(choice->slot, 0u);
+  EXPECT_EQ(choice->sequence, 5u);
+  EXPECT_TRUE(HasSlotOfRound(page_, h_, 5));
+  EXPECT_FALSE(HasSlotOfRound(page_, h_, 7));
+}
 
-  h.sequence = 2;
-  BuildSlot(h, records, a);
-  EXPECT_EQ(ChooseSlot(page, h)->slot, 0u);
-  a[kBlockSize - 1] ^= std::byte{1};  // torn A: back to B
-  EXPECT_EQ(ChooseSlot(page, h)->slot, 1u);
+TEST_F(SlotTest, ATornSlotOfTheUncommittedRoundFallsBack) {
+  write(0, 4);
+  write(1, 5);
+  slot(1)[kBlockSize - 1] ^= std::byte{1};
+  auto choice = choose(4, 5, true);
+  ASSERT_TRUE(choice.ok());
+  EXPECT_EQ(choice->slot, 0u);
+  EXPECT_EQ(choice->sequence, 4u);
+  EXPECT_TRUE(choice->rewrite);
+  // The same damage where no uncommitted round wrote the page: committed metadata is damaged.
+  EXPECT_EQ(choose(5, 5, false).status().message(),
+            "metadata page 3 slot B fails its checksum, and no uncommitted round wrote it: "
+            "committed metadata is damaged");
+  EXPECT_EQ(choose(4, 5, false).status().code(), Status::Code::kCorruption);
+}
 
-  SlotHeader other_page = h;
+TEST_F(SlotTest, AWholeSlotOfTheUncommittedRoundIsIgnored) {
+  write(0, 4);
+  write(1, 5);
+  auto choice = choose(4, 5, true);
+  ASSERT_TRUE(choice.ok());
+  EXPECT_EQ(choice->slot, 0u);
+  EXPECT_TRUE(choice->rewrite);
+  EXPECT_EQ(choose(4, 5, false).status().message(),
+            "metadata page 3 slot B holds round 5, which never committed, but the page was not "
+            "in that round");
+  EXPECT_EQ(choose(4, 4, false).status().message(),
+            "metadata page 3 slot B was written in round 5, after the last round the superblock "
+            "knows (4): the superblock is stale");
+}
+
+TEST_F(SlotTest, AFirstWriteTornLeavesThePageNeverWritten) {
+  write(1, 2);
+  slot(1)[100] ^= std::byte{1};
+  auto choice = choose(1, 2, true);
+  ASSERT_TRUE(choice.ok());
+  EXPECT_TRUE(choice->never_written);
+  EXPECT_EQ(choice->slot, 0u);  // the next write goes to the torn slot B
+  EXPECT_TRUE(choice->rewrite);
+}
+
+TEST_F(SlotTest, WrongHeadersAndDoubleDamageAreCorruption) {
+  write(0, 1);
+  write(1, 2);
+  SlotHeader other_page = h_;
   other_page.page_index = 4;  // a slot found at the wrong place is not valid there
-  EXPECT_FALSE(ChooseSlot(page, other_page).ok());
-  SlotHeader other_cache = h;
-  other_cache.uuid[0] = 8;  // nor is a slot of another cache (an earlier format)
-  EXPECT_FALSE(ChooseSlot(page, other_cache).ok());
-
-  b[100] ^= std::byte{1};  // both torn
-  auto bad = ChooseSlot(page, h);
-  EXPECT_EQ(bad.status().code(), Status::Code::kCorruption);
+  EXPECT_EQ(ChooseSlot(page_, other_page, {2, 2, false}).status().message(),
+            "metadata page 4 slot A has a valid checksum but a wrong header (page index, cache "
+            "uuid, record count or round)");
+  SlotHeader other_cache = h_;
+  other_cache.uuid[0] = 8;  // nor is a slot of another cache
+  EXPECT_EQ(ChooseSlot(page_, other_cache, {2, 2, true}).status().code(),
+            Status::Code::kCorruption);
+  slot(0)[100] ^= std::byte{1};
+  slot(1)[100] ^= std::byte{1};
+  EXPECT_EQ(choose(1, 2, true).status().message(),
+            "metadata page 3: no slot holds a committed copy (both torn or damaged)");
 }
 
 }  // namespace

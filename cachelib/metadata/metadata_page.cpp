@@ -2,6 +2,7 @@
 
 #include <cassert>
 #include <cstring>
+#include <string>
 
 namespace tiercache {
 namespace {
@@ -72,38 +73,92 @@ void BuildSlot(const SlotHeader& header, std::span<const std::byte> records,
   PutU64(slot, slot::kChecksum, Checksum(slot.subspan(16)));
 }
 
-SlotState CheckSlot(std::span<const std::byte> s, const SlotHeader& expected, uint64_t* sequence) {
+SlotState CheckSlot(std::span<const std::byte> s, const SlotHeader& expected, uint64_t* round) {
   assert(s.size() == kBlockSize);
   if (std::memcmp(s.data(), slot::kMagic.data(), slot::kMagic.size()) != 0) {
-    return IsAllZero(s) ? SlotState::kZero : SlotState::kInvalid;
+    return IsAllZero(s) ? SlotState::kZero : SlotState::kDamaged;
   }
-  if (GetU64(s, slot::kChecksum) != Checksum(s.subspan(16))) return SlotState::kInvalid;
+  if (GetU64(s, slot::kChecksum) != Checksum(s.subspan(16))) return SlotState::kDamaged;
   if (GetU64(s, slot::kPageIndex) != expected.page_index ||
       std::memcmp(s.data() + slot::kUuid, expected.uuid.data(), expected.uuid.size()) != 0 ||
       GetU32(s, slot::kRecordCount) != expected.record_count || GetU64(s, slot::kSequence) == 0) {
-    return SlotState::kInvalid;
+    return SlotState::kWrongHeader;
   }
-  *sequence = GetU64(s, slot::kSequence);
+  *round = GetU64(s, slot::kSequence);
   return SlotState::kValid;
 }
 
-Result<SlotChoice> ChooseSlot(std::span<const std::byte> page, const SlotHeader& expected) {
+bool HasSlotOfRound(std::span<const std::byte> page, const SlotHeader& expected, uint64_t round) {
   assert(page.size() == kPageStride);
-  SlotState state[kSlotsPerPage];
-  uint64_t seq[kSlotsPerPage] = {0, 0};
   for (uint32_t i = 0; i < kSlotsPerPage; ++i) {
-    state[i] = CheckSlot(page.subspan(i * kBlockSize, kBlockSize), expected, &seq[i]);
+    uint64_t r = 0;
+    if (CheckSlot(page.subspan(i * kBlockSize, kBlockSize), expected, &r) == SlotState::kValid &&
+        r == round) {
+      return true;
+    }
   }
-  if (state[0] == SlotState::kValid || state[1] == SlotState::kValid) {
-    uint32_t best = state[0] == SlotState::kValid ? 0 : 1;
-    if (best == 0 && state[1] == SlotState::kValid && seq[1] > seq[0]) best = 1;
-    return SlotChoice{best, seq[best], false};
-  }
+  return false;
+}
+
+namespace {
+
+Status SlotCorruption(uint64_t page, uint32_t slot, const std::string& what) {
+  return Status::Corruption("metadata page " + std::to_string(page) + " slot " +
+                            (slot == 0 ? "A" : "B") + " " + what);
+}
+
+}  // namespace
+
+Result<SlotChoice> ChooseSlot(std::span<const std::byte> page, const SlotHeader& expected,
+                              const RoundRule& rule) {
+  assert(page.size() == kPageStride);
+  const uint64_t p = expected.page_index;
+  SlotChoice best;
+  bool found = false, have_zero = false;
   for (uint32_t i = 0; i < kSlotsPerPage; ++i) {
-    if (state[i] == SlotState::kZero) return SlotChoice{i, 0, true};
+    uint64_t round = 0;
+    SlotState state = CheckSlot(page.subspan(i * kBlockSize, kBlockSize), expected, &round);
+    if (state == SlotState::kWrongHeader) {
+      return SlotCorruption(p, i, "has a valid checksum but a wrong header (page index, cache "
+                                  "uuid, record count or round)");
+    }
+    if (state == SlotState::kZero) {
+      if (!found && !have_zero) best.slot = i;
+      have_zero = true;
+      continue;
+    }
+    if (state == SlotState::kValid && round > rule.intent) {
+      return SlotCorruption(p, i, "was written in round " + std::to_string(round) +
+                                      ", after the last round the superblock knows (" +
+                                      std::to_string(rule.intent) + "): the superblock is stale");
+    }
+    if (state == SlotState::kDamaged || round > rule.committed) {
+      // Only the uncommitted round may have left a torn or unacknowledged slot behind.
+      if (!rule.may_be_torn) {
+        return SlotCorruption(p, i, state == SlotState::kDamaged
+                                        ? "fails its checksum, and no uncommitted round wrote "
+                                          "it: committed metadata is damaged"
+                                        : "holds round " + std::to_string(round) +
+                                              ", which never committed, but the page was not "
+                                              "in that round");
+      }
+      best.rewrite = true;
+      continue;
+    }
+    if (!found || round > best.sequence) {
+      best.slot = i;
+      best.sequence = round;
+      found = true;
+    }
   }
-  return Status::Corruption("metadata page " + std::to_string(expected.page_index) +
-                            ": both slots fail their checksum or header checks");
+  if (found) return best;
+  if (!have_zero) {
+    return Status::Corruption("metadata page " + std::to_string(p) +
+                              ": no slot holds a committed copy (both torn or damaged)");
+  }
+  best.never_written = true;
+  best.sequence = 0;
+  return best;
 }
 
 }  // namespace tiercache

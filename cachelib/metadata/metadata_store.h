@@ -4,9 +4,12 @@
 //
 // Durability design (the write-back contract):
 // - Records live in 4 KiB metadata pages; each page has two on-SSD slots written alternately,
-//   each with a sequence number and an xxHash checksum, so a torn page write never loses the
-//   previously persisted copy. Load takes the newest valid slot.
-// - persist() writes every page changed since the last persist() and then flushes the SSD. The
+//   each with an xxHash checksum and the number of the persist round that wrote it. A round
+//   (at most 256 pages) is announced in the superblock (intent), written, flushed and committed
+//   in the superblock, so load tells a torn write of the uncommitted round (fall back to the
+//   committed copy) from damage to committed metadata (Corruption, never a silent rollback).
+// - persist() writes every page changed since the last persist() in rounds of intent, flush,
+//   pages, flush, commit, flush (3 flushes per round; none changed: 1 flush). The
 //   engine calls it on FLUSH / FUA after the data writes it covers have completed. The store keeps
 //   no copy of the records: it asks the engine's record source for the pages it rewrites, so the
 //   live state (a few bytes per line) is the only per-line memory.

@@ -71,7 +71,7 @@ TEST_F(MetadataStoreTest, FormatThenOpenReportsTheLayout) {
   auto store = FormatAndOpen();
   ASSERT_NE(store, nullptr);
   const SuperblockInfo& info = store->info();
-  EXPECT_EQ(info.version, 2u);
+  EXPECT_EQ(info.version, 3u);
   EXPECT_EQ(info.policies, PolicyOptions{});  // the defaults, as recorded
   EXPECT_EQ(info.core, Core());
   EXPECT_EQ(info.line_size, 64u * 1024);
@@ -154,7 +154,8 @@ TEST_F(MetadataStoreTest, RecordsStagedAfterCloseCleanMakeTheNextShutdownUnclean
   EXPECT_FALSE(again->info().was_clean_shutdown);
 }
 
-TEST_F(MetadataStoreTest, TornPageWriteFallsBackToTheOlderSlot) {
+// Torn writes of an uncommitted round: metadata_rounds_test.cpp.
+TEST_F(MetadataStoreTest, DamagedCommittedSlotIsCorruptionNotARollback) {
   auto store = FormatAndOpen();
   LineRecord v1 = MakeRecord(1, 100, 16, true);
   LineRecord v2 = MakeRecord(2, 200, 16, true);
@@ -165,7 +166,7 @@ TEST_F(MetadataStoreTest, TornPageWriteFallsBackToTheOlderSlot) {
   ASSERT_TRUE(SyncCloseClean(loop_, *store).ok());
   store.reset();
 
-  // Page 0 was written twice: slot B (sequence 1), then slot A (sequence 2). Tear slot A.
+  // Page 0 was written twice: slot B (round 1), then slot A (round 2), both committed.
   format::Layout l = testing::LayoutOnDevice(ssd_);
   std::vector<std::byte> slot(format::kBlockSize);
   ssd_.read_now(l.slot_offset(0, 0), slot);
@@ -174,8 +175,12 @@ TEST_F(MetadataStoreTest, TornPageWriteFallsBackToTheOlderSlot) {
   ASSERT_EQ(format::GetU64(slot, format::slot::kSequence), 1u);
   Scribble(l.slot_offset(0, 0) + 2048, 2048);
 
-  auto again = Reopen();
-  EXPECT_EQ(again->loaded_record(5), v1);
+  // Falling back to slot B would revive v1 (core line 100) for a line that now holds 200.
+  Status s = OpenStatus(Core());
+  EXPECT_EQ(s.code(), Status::Code::kCorruption);
+  EXPECT_EQ(s.message(),
+            "ssd0: metadata page 0 slot A fails its checksum, and no uncommitted round wrote it: "
+            "committed metadata is damaged");
 }
 
 TEST_F(MetadataStoreTest, BothSlotsCorruptIsCorruption) {
@@ -188,7 +193,9 @@ TEST_F(MetadataStoreTest, BothSlotsCorruptIsCorruption) {
   Scribble(l.slot_offset(1, 1), 100);
   Status s = OpenStatus(Core());
   EXPECT_EQ(s.code(), Status::Code::kCorruption);
-  EXPECT_EQ(s.message(), "ssd0: metadata page 1: both slots fail their checksum or header checks");
+  EXPECT_EQ(s.message(),
+            "ssd0: metadata page 1 slot A fails its checksum, and no uncommitted round wrote it: "
+            "committed metadata is damaged");
 }
 
 TEST_F(MetadataStoreTest, OneCorruptSuperblockCopyIsSurvived) {
@@ -201,8 +208,7 @@ TEST_F(MetadataStoreTest, OneCorruptSuperblockCopyIsSurvived) {
   Status s = OpenStatus(Core());
   EXPECT_EQ(s.code(), Status::Code::kCorruption);
   EXPECT_EQ(s.message(),
-            "tiercache superblock on ssd0 is corrupt: both copies fail their checksum or field "
-            "checks");
+            "tiercache superblock on ssd0 is corrupt: both copies fail their checksum");
 }
 
 TEST_F(MetadataStoreTest, OpenRefusesAnEmptyOrForeignDevice) {
@@ -219,29 +225,29 @@ TEST_F(MetadataStoreTest, OpenRefusesANewerFormatVersion) {
   ASSERT_TRUE(SyncFormat(loop_, ssd_, Core(), Options()).ok());
   std::vector<std::byte> copy(format::kBlockSize);
   ssd_.read_now(format::kSuperblockOffset[1], copy);
-  format::PutU32(copy, format::sb::kVersion, 3);
+  format::PutU32(copy, format::sb::kVersion, 4);
   format::PutU64(copy, format::sb::kChecksum, format::Checksum(std::span(copy).subspan(16)));
   ssd_.write_now(format::kSuperblockOffset[1], copy);
   Status s = OpenStatus(Core());
   EXPECT_EQ(s.code(), Status::Code::kNotSupported);
   EXPECT_EQ(s.message(),
-            "ssd0: tiercache format version 3 is not supported (this build reads version 2)");
+            "ssd0: tiercache format version 4 is not supported (this build reads version 3)");
 }
 
-// A cache made before policies were recorded (version 1): the error says what to do.
+// A cache made before persist rounds (version 2): the error says what to do.
 TEST_F(MetadataStoreTest, OpenRefusesAnOlderFormatVersionNamingTheWayOut) {
   ASSERT_TRUE(SyncFormat(loop_, ssd_, Core(), Options()).ok());
   std::vector<std::byte> copy(format::kBlockSize);
   for (uint64_t at : format::kSuperblockOffset) {
     ssd_.read_now(at, copy);
-    format::PutU32(copy, format::sb::kVersion, 1);
+    format::PutU32(copy, format::sb::kVersion, 2);
     format::PutU64(copy, format::sb::kChecksum, format::Checksum(std::span(copy).subspan(16)));
     ssd_.write_now(at, copy);
   }
   Status s = OpenStatus(Core());
   EXPECT_EQ(s.code(), Status::Code::kNotSupported);
   EXPECT_EQ(s.message(),
-            "ssd0: tiercache format version 1 is not supported (this build reads version 2): it "
+            "ssd0: tiercache format version 2 is not supported (this build reads version 3): it "
             "was made by an older tiercache; write back its dirty data with that version "
             "(tiercache flush), then recreate the cache with tiercache create --force");
 }
@@ -375,8 +381,9 @@ TEST_F(MetadataStoreTest, EachPersistWaitsForEverythingStagedBeforeIt) {
   }
   loop_.run_until_idle();
   ASSERT_EQ(results.size(), 5u);
-  // Two rounds (the first call alone, then the four that waited, batched), two flushes each.
-  EXPECT_EQ(ssd_.stats().flushes.load() - flushes_before, 4u);
+  // Two persists (the first call alone, then the four that waited, batched), one round and
+  // three flushes each.
+  EXPECT_EQ(ssd_.stats().flushes.load() - flushes_before, 6u);
   for (size_t call = 0; call < 5; ++call) {
     EXPECT_TRUE(results[call].ok());
     for (uint64_t i = 0; i <= call; ++i) {

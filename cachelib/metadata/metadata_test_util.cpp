@@ -94,7 +94,8 @@ std::vector<LineRecord> RecordsOnDevice(const MemoryDevice& ssd) {
   for (uint64_t p = 0; p < l.page_count; ++p) {
     ssd.read_now(l.slot_offset(p, 0), page);
     SlotHeader expected{p, 0, sb->sb.uuid, l.records_in_page(p)};
-    auto choice = ChooseSlot(page, expected);
+    // Newest valid slot, whatever the rounds say: what is stored now.
+    auto choice = ChooseSlot(page, expected, {~uint64_t{0}, ~uint64_t{0}, true});
     EXPECT_TRUE(choice.ok()) << choice.status().ToString();
     if (!choice.ok() || choice->never_written) continue;
     auto slot = std::span<const std::byte>(page).subspan(choice->slot * format::kBlockSize);

@@ -4,7 +4,6 @@
 #include <cassert>
 
 #include "cachelib/common/event_loop.h"
-#include "cachelib/metadata/metadata_page.h"
 
 namespace tiercache {
 namespace {
@@ -52,7 +51,7 @@ void OpenTask::read_superblock() {
     st.images.resize(l.page_count * l.records_per_page * l.record_size);
     st.page_seq.assign(l.page_count, 0);
     st.page_slot.assign(l.page_count, 0);
-    self->core_lines_ = (sb.core.size + l.line_size - 1) / l.line_size;
+    self->core_lines_ = sb.core.size / l.line_size + (sb.core.size % l.line_size != 0);
     self->free_record_.resize(l.record_size);
     EncodeRecord(l, LineRecord{}, self->free_record_);
     uint64_t chunk = std::min(self->ssd_.max_io_bytes(), kReadChunk);
@@ -86,7 +85,12 @@ Status OpenTask::check_superblock(const Superblock& sb) const {
 
 void OpenTask::read_next_chunk() {
   const format::Layout& l = state_.sb.layout;
-  if (next_page_ == l.page_count) return finish_load();
+  if (next_page_ == l.page_count) {
+    Status s = load_intent_pages();
+    if (s.ok()) s = check_duplicates();
+    if (!s.ok()) return fail(std::move(s));
+    return finish_load();
+  }
   uint64_t pages = std::min(pages_per_chunk_, l.page_count - next_page_);
   buf_.resize(pages * format::kPageStride);
   ssd_.read(l.slot_offset(next_page_, 0), buf_, [self = shared_from_this(), pages](Status s) {
@@ -103,12 +107,49 @@ void OpenTask::read_next_chunk() {
 }
 
 Status OpenTask::load_page(uint64_t page, std::span<const std::byte> bytes) {
+  const Superblock& sb = state_.sb;
+  if (sb.intent_round > sb.committed_round &&
+      std::binary_search(sb.intent_pages.begin(), sb.intent_pages.end(), page)) {
+    intent_pages_.emplace_back(page, std::vector<std::byte>(bytes.begin(), bytes.end()));
+    return Status::Ok();
+  }
+  return choose_and_load(page, bytes, {sb.committed_round, sb.intent_round, false});
+}
+
+// The uncommitted round counts as committed if every one of its pages was written whole (the
+// crash hit between its last page and its commit): nothing is torn, and its records are as
+// consistent as any committed round's. Otherwise its slots are ignored and may be torn.
+Status OpenTask::load_intent_pages() {
+  Superblock& sb = state_.sb;
+  if (intent_pages_.empty()) return Status::Ok();
+  const format::Layout& l = sb.layout;
+  bool complete = true;
+  for (const auto& [page, bytes] : intent_pages_) {
+    complete &= HasSlotOfRound(bytes, {page, 0, sb.uuid, l.records_in_page(page)}, sb.intent_round);
+  }
+  if (complete) sb.committed_round = sb.intent_round;
+  for (const auto& [page, bytes] : intent_pages_) {
+    TC_RETURN_IF_ERROR(
+        choose_and_load(page, bytes, {sb.committed_round, sb.intent_round, !complete}));
+  }
+  std::vector<std::pair<uint64_t, std::vector<std::byte>>>().swap(intent_pages_);
+  return Status::Ok();
+}
+
+Status OpenTask::choose_and_load(uint64_t page, std::span<const std::byte> bytes,
+                                 const RoundRule& rule) {
   const format::Layout& l = state_.sb.layout;
   SlotHeader expected{page, 0, state_.sb.uuid, l.records_in_page(page)};
-  Result<SlotChoice> choice = ChooseSlot(bytes, expected);
+  Result<SlotChoice> choice = ChooseSlot(bytes, expected, rule);
   if (!choice.ok()) return Status::Corruption(ssd_.name() + ": " + choice.status().message());
   state_.page_slot[page] = static_cast<uint8_t>(choice->slot);
   state_.page_seq[page] = choice->sequence;
+  // The other slot holds a torn or uncommitted write: the next persist overwrites it, before a
+  // later round could make it look committed.
+  if (choice->rewrite) {
+    state_.dirty_pages.push_back(page);
+    state_.redo_pages.push_back(page);
+  }
   if (!choice->never_written) {
     return load_records(page, bytes.subspan(choice->slot * format::kBlockSize, format::kBlockSize));
   }
@@ -117,6 +158,20 @@ Status OpenTask::load_page(uint64_t page, std::span<const std::byte> bytes) {
     std::copy(free_record_.begin(), free_record_.end(),
               state_.images.begin() + page * page_bytes + r * l.record_size);
   }
+  return Status::Ok();
+}
+
+// Two lines holding one core line: the cleaner would write one of them over the other's data.
+Status OpenTask::check_duplicates() {
+  std::sort(mapped_.begin(), mapped_.end());
+  for (size_t i = 1; i < mapped_.size(); ++i) {
+    if (mapped_[i].first == mapped_[i - 1].first) {
+      return Status::Corruption(ssd_.name() + ": lines " + std::to_string(mapped_[i - 1].second) +
+                                " and " + std::to_string(mapped_[i].second) +
+                                " both map core line " + std::to_string(mapped_[i].first));
+    }
+  }
+  std::vector<std::pair<uint64_t, uint64_t>>().swap(mapped_);
   return Status::Ok();
 }
 
@@ -141,6 +196,7 @@ Status OpenTask::load_records(uint64_t page, std::span<const std::byte> slot) {
     }
     LineRecord kept = unclean ? FilterUnclean(*record) : *record;
     changed |= kept != *record;
+    if (kept.in_use()) mapped_.emplace_back(kept.core_line, page * l.records_per_page + r);
     EncodeRecord(l, kept, image.subspan(r * rs, rs));
   }
   // The durable slot still holds what the filter dropped: rewrite it at the next persist so a

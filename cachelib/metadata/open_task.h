@@ -1,12 +1,14 @@
 // OpenTask: the callback-driven load behind MetadataStore::Open: read both superblock copies, check
 // them against the SSD and the core, read the metadata region in chunks, choose each page's slot,
-// decode and (after an unclean shutdown) filter the records, then mark the cache in use.
+// decode and (after an unclean shutdown) filter the records, reject duplicate mappings, then mark
+// the cache in use.
 // Owns itself (shared_ptr) until it reports; runs on the loop Open was called on.
 #pragma once
 
 #include <memory>
 #include <vector>
 
+#include "cachelib/metadata/metadata_page.h"
 #include "cachelib/metadata/paged_metadata_store.h"
 
 namespace tiercache {
@@ -22,7 +24,10 @@ class OpenTask : public std::enable_shared_from_this<OpenTask> {
   Status check_superblock(const Superblock& sb) const;
   void read_next_chunk();
   Status load_page(uint64_t page, std::span<const std::byte> bytes);
+  Status choose_and_load(uint64_t page, std::span<const std::byte> bytes, const RoundRule& rule);
   Status load_records(uint64_t page, std::span<const std::byte> slot);
+  Status load_intent_pages();
+  Status check_duplicates();
   void finish_load();
   void fail(Status status);
 
@@ -35,6 +40,10 @@ class OpenTask : public std::enable_shared_from_this<OpenTask> {
   uint64_t core_lines_ = 0;
   std::vector<std::byte> free_record_;
   PagedMetadataStore::State state_;
+  // The pages of an uncommitted round, kept until every page is read: whether that round was
+  // completely written decides how their slots load (docs/on-disk-format.md "Load rules").
+  std::vector<std::pair<uint64_t, std::vector<std::byte>>> intent_pages_;
+  std::vector<std::pair<uint64_t, uint64_t>> mapped_;  // (core line, cache line) of loaded lines
 };
 
 }  // namespace tiercache

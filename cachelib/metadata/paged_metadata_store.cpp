@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cstring>
+#include <tuple>
 
 #include "cachelib/metadata/bounded_io.h"
 #include "cachelib/metadata/metadata_page.h"
@@ -12,15 +13,23 @@ namespace {
 
 // Page writes in flight per persist round.
 constexpr size_t kWriteWindow = 32;
+// Pages per persist round: the superblock lists them all.
+constexpr size_t kChunk = format::sb::kMaxRoundPages;
 
 }  // namespace
 
 struct PagedMetadataStore::Round {
   std::vector<uint64_t> pages;  // ascending
   std::vector<uint8_t> slots;   // the slot each page is written to
-  std::vector<uint64_t> seqs;   // the sequence written
+  uint64_t first_round = 0;     // chunk j is written as round first_round + j
   std::vector<std::byte> buf;   // pages.size() encoded 4096-byte slots
   bool mark_unclean_first = false;
+  size_t chunk = 0;             // the chunk being written
+
+  size_t chunks() const { return (pages.size() + kChunk - 1) / kChunk; }
+  size_t begin() const { return chunk * kChunk; }
+  size_t end() const { return std::min(pages.size(), begin() + kChunk); }
+  uint64_t round() const { return first_round + chunk; }
 };
 
 PagedMetadataStore::PagedMetadataStore(Device& ssd, State s)
@@ -32,6 +41,7 @@ PagedMetadataStore::PagedMetadataStore(Device& ssd, State s)
       images_(std::move(s.images)),
       page_seq_(std::move(s.page_seq)),
       page_slot_(std::move(s.page_slot)),
+      next_round_(std::max(s.sb.intent_round, s.sb.committed_round) + 1),
       dirty_(layout_.page_count, 0) {
   assert(images_.size() == layout_.page_count * layout_.records_per_page * layout_.record_size);
   info_.uuid = sb_.uuid;
@@ -44,6 +54,8 @@ PagedMetadataStore::PagedMetadataStore(Device& ssd, State s)
   info_.data_offset = layout_.data_offset;
   info_.policies = sb_.policies;
   for (uint64_t page : s.dirty_pages) mark_dirty_locked(page);
+  redo_ = std::move(s.redo_pages);
+  std::sort(redo_.begin(), redo_.end());
 }
 
 std::span<const std::byte> PagedMetadataStore::image(uint64_t page) const {
@@ -139,6 +151,7 @@ void PagedMetadataStore::mark_in_use(IoCallback done) {
   Op op;
   op.is_persist = false;
   op.change.clean_shutdown = false;
+  op.change.mirror = true;  // neither copy may keep claiming a clean shutdown
   op.waiters.push_back({EventLoop::current(), std::move(done)});
   enqueue(std::move(op), false);
 }
@@ -153,6 +166,7 @@ void PagedMetadataStore::set_mode(CacheMode mode, IoCallback done) {
   Op op;
   op.is_persist = false;
   op.change.mode = mode;
+  op.change.mirror = true;
   op.waiters.push_back({EventLoop::current(), std::move(done)});
   enqueue(std::move(op), false);
 }
@@ -229,15 +243,23 @@ std::shared_ptr<PagedMetadataStore::Round> PagedMetadataStore::take_round() {
   {
     std::lock_guard lock(mu_);
     r->pages.swap(dirty_list_);
-    std::sort(r->pages.begin(), r->pages.end());
+    // Redo pages first (they fit in the first round), then each round's pages ascending.
+    auto rest = std::stable_partition(r->pages.begin(), r->pages.end(), [this](uint64_t p) {
+      return std::binary_search(redo_.begin(), redo_.end(), p);
+    });
+    std::sort(r->pages.begin(), rest);
+    std::sort(rest, r->pages.end());
+    for (size_t at = 0; at < r->pages.size(); at += kChunk) {
+      std::sort(r->pages.begin() + at, r->pages.begin() + std::min(r->pages.size(), at + kChunk));
+    }
     r->mark_unclean_first = sb_.clean_shutdown && !r->pages.empty();
     r->slots.resize(r->pages.size());
-    r->seqs.resize(r->pages.size());
+    r->first_round = next_round_;
+    next_round_ += r->chunks();
     for (size_t i = 0; i < r->pages.size(); ++i) {
       uint64_t page = r->pages[i];
       dirty_[page] = 0;
       r->slots[i] = static_cast<uint8_t>(1 - page_slot_[page]);
-      r->seqs[i] = page_seq_[page] + 1;
     }
   }
   // Rounds run one at a time, so the snapshot can be taken without the lock: a line changed
@@ -254,7 +276,7 @@ std::shared_ptr<PagedMetadataStore::Round> PagedMetadataStore::take_round() {
       EncodeRecord(layout_, rec,
                    std::span(encoded).subspan(size_t{k} * layout_.record_size, layout_.record_size));
     }
-    BuildSlot({page, r->seqs[i], uuid_, count},
+    BuildSlot({page, r->first_round + i / kChunk, uuid_, count},
               std::span(encoded).first(size_t{count} * layout_.record_size),
               std::span(r->buf).subspan(i * format::kBlockSize, format::kBlockSize));
   }
@@ -264,77 +286,134 @@ std::shared_ptr<PagedMetadataStore::Round> PagedMetadataStore::take_round() {
 void PagedMetadataStore::run_persist(bool then_mark_clean) {
   std::shared_ptr<Round> round = take_round();
   IoCallback after_pages = [this, round, then_mark_clean](Status s) {
-    end_round(*round, s);
     if (!s.ok() || !then_mark_clean) return finish_front(std::move(s));
     SuperblockChange clean;
     clean.clean_shutdown = true;
+    clean.mirror = true;
     write_superblock(clean, [this](Status s2) { finish_front(std::move(s2)); });
   };
-  if (!round->mark_unclean_first) return write_pages(round, std::move(after_pages));
+  if (round->pages.empty()) return ssd_.flush(std::move(after_pages));
+  if (!round->mark_unclean_first) return write_chunks(round, std::move(after_pages));
   // Records change after a clean close: the superblock must stop claiming a clean shutdown first.
   SuperblockChange unclean;
   unclean.clean_shutdown = false;
+  unclean.mirror = true;
   write_superblock(unclean, [this, round, after = std::move(after_pages)](Status s) mutable {
-    if (!s.ok()) return after(std::move(s));
-    write_pages(round, std::move(after));
+    if (!s.ok()) {
+      end_chunk(*round, s);
+      return after(std::move(s));
+    }
+    write_chunks(round, std::move(after));
   });
 }
 
-// flush (the data the new records describe becomes durable first), page writes, flush.
+// One round per chunk: superblock with the round's intent, flush (which also makes the data the
+// new records describe durable), page writes, flush, superblock with the round committed, flush.
+void PagedMetadataStore::write_chunks(std::shared_ptr<Round> round, IoCallback done) {
+  if (round->chunk == round->chunks()) return done(Status::Ok());
+  SuperblockChange intent;
+  intent.intent = std::make_pair(
+      round->round(), std::vector<uint64_t>(round->pages.begin() + round->begin(),
+                                            round->pages.begin() + round->end()));
+  write_superblock(intent, [this, round, done = std::move(done)](Status s) mutable {
+    if (!s.ok()) {
+      end_chunk(*round, s);
+      return done(std::move(s));
+    }
+    write_pages(round, [this, round, done = std::move(done)](Status s2) mutable {
+      if (!s2.ok()) {
+        end_chunk(*round, s2);
+        return done(std::move(s2));
+      }
+      SuperblockChange commit;
+      commit.committed_round = round->round();
+      write_superblock(commit, [this, round, done = std::move(done)](Status s3) mutable {
+        end_chunk(*round, s3);
+        if (!s3.ok()) return done(std::move(s3));
+        ++round->chunk;
+        write_chunks(round, std::move(done));
+      });
+    });
+  });
+}
+
+// The current chunk's page writes, then a flush.
 void PagedMetadataStore::write_pages(std::shared_ptr<Round> round, IoCallback done) {
-  if (round->pages.empty()) return ssd_.flush(std::move(done));
-  ssd_.flush([this, round, done = std::move(done)](Status s) mutable {
-    if (!s.ok()) return done(std::move(s));
-    auto submit = [this, round](size_t i, IoCallback cb) {
-      auto slot = std::span<const std::byte>(round->buf)
-                      .subspan(i * format::kBlockSize, format::kBlockSize);
-      ssd_.write(layout_.slot_offset(round->pages[i], round->slots[i]), slot, {}, std::move(cb));
-    };
-    RunBounded(round->pages.size(), kWriteWindow, std::move(submit),
-               [this, done = std::move(done)](Status s2) mutable {
-                 if (!s2.ok()) return done(std::move(s2));
-                 ssd_.flush(std::move(done));
-               });
-  });
+  auto submit = [this, round](size_t i, IoCallback cb) {
+    size_t at = round->begin() + i;
+    auto slot =
+        std::span<const std::byte>(round->buf).subspan(at * format::kBlockSize, format::kBlockSize);
+    ssd_.write(layout_.slot_offset(round->pages[at], round->slots[at]), slot, {}, std::move(cb));
+  };
+  RunBounded(round->end() - round->begin(), kWriteWindow, std::move(submit),
+             [this, done = std::move(done)](Status s) mutable {
+               if (!s.ok()) return done(std::move(s));
+               ssd_.flush(std::move(done));
+             });
 }
 
-void PagedMetadataStore::end_round(const Round& round, const Status& status) {
+// Records the current chunk as committed, or on failure marks it and every later chunk changed
+// again: retried by the next persist, into the same slots, under a new round.
+void PagedMetadataStore::end_chunk(const Round& round, const Status& status) {
   std::lock_guard lock(mu_);
-  for (size_t i = 0; i < round.pages.size(); ++i) {
+  // Committed: its pages' uncommitted slots are overwritten. Failed: the chunk's slots may hold
+  // its round (and any older redo page is in it: redo pages go in the first chunk).
+  if (status.ok()) {
+    std::erase_if(redo_, [&](uint64_t p) {
+      return std::binary_search(round.pages.begin() + round.begin(),
+                                round.pages.begin() + round.end(), p);
+    });
+  } else {
+    redo_.assign(round.pages.begin() + round.begin(), round.pages.begin() + round.end());
+  }
+  for (size_t i = round.begin(); i < (status.ok() ? round.end() : round.pages.size()); ++i) {
     uint64_t page = round.pages[i];
     if (status.ok()) {
       page_slot_[page] = round.slots[i];
-      page_seq_[page] = round.seqs[i];
+      page_seq_[page] = round.round();
     } else {
-      mark_dirty_locked(page);  // retried by the next persist, into the same slot
+      mark_dirty_locked(page);
     }
   }
 }
 
 void PagedMetadataStore::write_superblock(SuperblockChange change, IoCallback done) {
   Superblock next;
-  uint32_t target;
   {
     std::lock_guard lock(mu_);
     next = sb_;
-    target = 1 - sb_copy_;
   }
   if (change.mode) next.mode = *change.mode;
   if (change.clean_shutdown) next.clean_shutdown = *change.clean_shutdown;
-  next.sequence += 1;
+  if (change.committed_round) next.committed_round = *change.committed_round;
+  if (change.intent) std::tie(next.intent_round, next.intent_pages) = std::move(*change.intent);
+  write_superblock_copy(std::move(next), change.mirror, std::move(done));
+}
+
+// Writes `next` (sequence + 1) to the copy that does not hold sb_, flushes, and makes it sb_.
+// With `mirror`, then does the same to the other copy, so both copies hold the new state at rest.
+void PagedMetadataStore::write_superblock_copy(Superblock next, bool mirror, IoCallback done) {
+  uint32_t target;
+  {
+    std::lock_guard lock(mu_);
+    next.sequence = sb_.sequence + 1;
+    target = 1 - sb_copy_;
+  }
   auto buf = std::make_shared<std::vector<std::byte>>(format::kBlockSize);
   EncodeSuperblock(next, *buf);
   ssd_.write(format::kSuperblockOffset[target], *buf, {},
-             [this, buf, next, target, done = std::move(done)](Status s) mutable {
+             [this, buf, next, target, mirror, done = std::move(done)](Status s) mutable {
                if (!s.ok()) return done(std::move(s));
-               ssd_.flush([this, next, target, done = std::move(done)](Status s2) mutable {
-                 if (s2.ok()) {
+               ssd_.flush([this, next, target, mirror, done = std::move(done)](Status s2) mutable {
+                 if (!s2.ok()) return done(std::move(s2));
+                 {
                    std::lock_guard lock(mu_);
                    sb_ = next;
                    sb_copy_ = target;
                    info_.mode = next.mode;
                  }
-                 done(std::move(s2));
+                 if (!mirror) return done(Status::Ok());
+                 write_superblock_copy(std::move(next), false, std::move(done));
                });
              });
 }

@@ -1,8 +1,9 @@
 // PagedMetadataStore: the MetadataStore that OpenTask builds. Keeps the loaded record bytes until
 // release_loaded(), then only per-page bookkeeping; a persist encodes each changed page from the
-// record source (the engine's live state). Runs persists, superblock updates
-// and clean closes one at a time through an operation queue; concurrent persist() callers that
-// arrive while one runs are batched into the next round. Does not own the SSD, which must outlive
+// record source (the engine's live state), in persist rounds of at most 256 pages (intent in the
+// superblock, pages, commit in the superblock; docs/on-disk-format.md). Runs persists, superblock
+// updates and clean closes one at a time through an operation queue; concurrent persist() callers
+// that arrive while one runs are batched into the next persist. Does not own the SSD, which must outlive
 // it; no operation may be in flight when it is destroyed. Thread-safe (one mutex guards staged
 // state and the queue; device I/O is never submitted under it).
 #pragma once
@@ -28,9 +29,10 @@ class PagedMetadataStore final : public MetadataStore {
     Superblock sb;                      // as found on the SSD
     uint32_t sb_copy = 0;               // the copy `sb` came from
     std::vector<std::byte> images;      // page_count pages of records_per_page * record_size bytes
-    std::vector<uint64_t> page_seq;     // sequence of each page's durable slot (0: never written)
+    std::vector<uint64_t> page_seq;     // round of each page's committed slot (0: never written)
     std::vector<uint8_t> page_slot;     // index of each page's durable slot
     std::vector<uint64_t> dirty_pages;  // pages whose image differs from the durable slot
+    std::vector<uint64_t> redo_pages;   // of dirty_pages: other slot holds an uncommitted round
   };
 
   PagedMetadataStore(Device& ssd, State state);
@@ -57,6 +59,9 @@ class PagedMetadataStore final : public MetadataStore {
   struct SuperblockChange {
     std::optional<CacheMode> mode;
     std::optional<bool> clean_shutdown;
+    std::optional<uint64_t> committed_round;
+    std::optional<std::pair<uint64_t, std::vector<uint64_t>>> intent;  // round, pages
+    bool mirror = false;  // write both copies (state changes outside persist rounds)
   };
   struct Op {
     bool is_persist = true;        // else: a superblock update
@@ -64,7 +69,8 @@ class PagedMetadataStore final : public MetadataStore {
     SuperblockChange change;       // superblock update
     std::vector<Waiter> waiters;
   };
-  struct Round;  // one persist: the snapshot of changed pages, encoded as slots
+  struct Round;  // one persist: the snapshot of changed pages, encoded as slots, in chunks of
+                 // at most format::sb::kMaxRoundPages pages, one persist round each
 
   void enqueue(Op op, bool join_pending_persist);
   void run_front();
@@ -73,9 +79,11 @@ class PagedMetadataStore final : public MetadataStore {
 
   std::shared_ptr<Round> take_round();
   void run_persist(bool then_mark_clean);
+  void write_chunks(std::shared_ptr<Round> round, IoCallback done);
   void write_pages(std::shared_ptr<Round> round, IoCallback done);
-  void end_round(const Round& round, const Status& status);
+  void end_chunk(const Round& round, const Status& status);
   void write_superblock(SuperblockChange change, IoCallback done);
+  void write_superblock_copy(Superblock next, bool mirror, IoCallback done);
 
   std::span<const std::byte> image(uint64_t page) const;
   void mark_dirty_locked(uint64_t page);
@@ -92,10 +100,15 @@ class PagedMetadataStore final : public MetadataStore {
   uint32_t sb_copy_;                  // GUARDED_BY(mu_): the copy holding sb_
   std::vector<std::byte> images_;     // GUARDED_BY(mu_): as loaded, until release_loaded()
   std::vector<LineRecord> staged_;    // GUARDED_BY(mu_): every record, once set_record() is used
-  std::vector<uint64_t> page_seq_;    // GUARDED_BY(mu_)
+  std::vector<uint64_t> page_seq_;    // GUARDED_BY(mu_): round of each page's committed slot
   std::vector<uint8_t> page_slot_;    // GUARDED_BY(mu_)
+  uint64_t next_round_;               // GUARDED_BY(mu_): above every round that may be on the SSD
   std::vector<uint8_t> dirty_;        // GUARDED_BY(mu_): 1 if the page is in dirty_list_
   std::vector<uint64_t> dirty_list_;  // GUARDED_BY(mu_)
+  // GUARDED_BY(mu_): ascending; pages whose alternate slot may hold a round that never committed
+  // (at most one round's worth). The next round writes them first, so that round's intent lists
+  // them all and no such slot can outlive it and later pass for committed.
+  std::vector<uint64_t> redo_;
   std::deque<Op> queue_;              // GUARDED_BY(mu_): front is running while running_
   bool running_ = false;              // GUARDED_BY(mu_)
 };

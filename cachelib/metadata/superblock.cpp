@@ -49,6 +49,21 @@ void PutName(std::span<std::byte> out, size_t at, const std::string& name) {
   PutBytes(out, at, AsBytes(name));
 }
 
+// The v3 round fields; false if inconsistent (rounds out of order, pages unsorted or past the end).
+bool DecodeRounds(std::span<const std::byte> c, Superblock* s) {
+  s->committed_round = GetU64(c, sb::kCommittedRound);
+  s->intent_round = GetU64(c, sb::kIntentRound);
+  uint32_t count = GetU32(c, sb::kIntentCount);
+  if (s->intent_round < s->committed_round || count > sb::kMaxRoundPages) return false;
+  s->intent_pages.resize(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    uint64_t page = GetU64(c, sb::kIntentPages + 8 * i);
+    if (page >= s->layout.page_count || (i > 0 && page <= s->intent_pages[i - 1])) return false;
+    s->intent_pages[i] = page;
+  }
+  return true;
+}
+
 // Decodes the fields of a copy whose checksum already matched.
 DecodedSuperblock DecodeFields(std::span<const std::byte> c) {
   DecodedSuperblock d;
@@ -67,7 +82,7 @@ DecodedSuperblock DecodeFields(std::span<const std::byte> c) {
   uint32_t path_len = GetU32(c, sb::kCorePathLength);
   d.state = SuperblockState::kBadFields;
   if (!ValidLineSize(line_size) || mode > 3 || clean > 1 || path_len > kMaxCorePathBytes) return d;
-  if (line_count > (uint64_t{1} << 48)) return d;  // keeps the layout arithmetic in range
+  if (!FitsIn64Bits(line_size, line_count)) return d;  // a crafted count must not wrap sizes
   s.layout = LayoutFor(line_size, line_count);
   if (StoredLayout(c, line_size, line_count) != s.layout) return d;
   s.mode = static_cast<CacheMode>(mode);
@@ -84,6 +99,7 @@ DecodedSuperblock DecodeFields(std::span<const std::byte> c) {
   s.policies.sequential.streams = GetU32(c, sb::kSeqStreams);
   s.policies.sequential.read_cutoff_bytes = GetU64(c, sb::kSeqReadCutoff);
   s.policies.sequential.write_cutoff_bytes = GetU64(c, sb::kSeqWriteCutoff);
+  if (!DecodeRounds(c, &s)) return d;
   d.state = SuperblockState::kValid;
   return d;
 }
@@ -117,6 +133,13 @@ void EncodeSuperblock(const Superblock& s, std::span<std::byte> out) {
   PutU32(out, sb::kSeqStreams, s.policies.sequential.streams);
   PutU64(out, sb::kSeqReadCutoff, s.policies.sequential.read_cutoff_bytes);
   PutU64(out, sb::kSeqWriteCutoff, s.policies.sequential.write_cutoff_bytes);
+  assert(s.intent_pages.size() <= sb::kMaxRoundPages);
+  PutU64(out, sb::kCommittedRound, s.committed_round);
+  PutU64(out, sb::kIntentRound, s.intent_round);
+  PutU32(out, sb::kIntentCount, static_cast<uint32_t>(s.intent_pages.size()));
+  for (size_t i = 0; i < s.intent_pages.size(); ++i) {
+    PutU64(out, sb::kIntentPages + 8 * i, s.intent_pages[i]);
+  }
   PutU64(out, sb::kChecksum, Checksum(out.subspan(16)));
 }
 
@@ -161,6 +184,15 @@ Result<LoadedSuperblock> LoadSuperblock(std::span<const std::byte> area,
       return Status::NotSupported(what);
     }
   }
+  // A matching checksum means the copy was written whole: bad fields are not a torn write.
+  for (uint32_t i = 0; i < kSuperblockCopies; ++i) {
+    if (d[i].state == SuperblockState::kBadFields) {
+      return Status::Corruption("tiercache superblock copy " + std::to_string(i) + " on " +
+                                ssd_name + " has a valid checksum but inconsistent fields "
+                                "(sizes, rounds or names out of range); refusing to fall back "
+                                "to the other copy");
+    }
+  }
   if (any(SuperblockState::kValid)) {
     uint32_t best = d[0].state == SuperblockState::kValid ? 0 : 1;
     if (best == 0 && d[1].state == SuperblockState::kValid && d[1].sb.sequence > d[0].sb.sequence) {
@@ -168,9 +200,9 @@ Result<LoadedSuperblock> LoadSuperblock(std::span<const std::byte> area,
     }
     return LoadedSuperblock{d[best].sb, best};
   }
-  if (any(SuperblockState::kBadChecksum) || any(SuperblockState::kBadFields)) {
+  if (any(SuperblockState::kBadChecksum)) {
     return Status::Corruption("tiercache superblock on " + ssd_name +
-                              " is corrupt: both copies fail their checksum or field checks");
+                              " is corrupt: both copies fail their checksum");
   }
   if (any(SuperblockState::kForeign)) {
     return Status::NotFound(ssd_name + " does not hold a tiercache cache (it contains other data)");

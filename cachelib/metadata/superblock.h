@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "cachelib/common/status.h"
 #include "cachelib/metadata/core_identity.h"
@@ -24,6 +25,12 @@ struct Superblock {
   bool clean_shutdown = false;
   format::Layout layout;
   PolicyOptions policies;
+  // Version 3 persist rounds (docs/on-disk-format.md "Persist rounds"): every page slot carries
+  // the round it was written in. committed_round: the last round whose pages were all written and
+  // flushed; intent_round (>= committed_round): the last round started, writing intent_pages.
+  uint64_t committed_round = 0;
+  uint64_t intent_round = 0;
+  std::vector<uint64_t> intent_pages;  // ascending, < layout.page_count, <= kMaxRoundPages
 
   bool operator==(const Superblock&) const = default;
 };
@@ -33,7 +40,7 @@ enum class SuperblockState {
   kForeign,             // not a tiercache magic, not all zero
   kBadChecksum,         // tiercache magic, checksum mismatch
   kUnsupportedVersion,  // checksum fine, version this build cannot read
-  kBadFields,           // checksum fine but fields out of range or inconsistent
+  kBadFields,           // checksum fine (so not a torn write) but fields out of range
   kValid,
 };
 
@@ -54,7 +61,11 @@ struct LoadedSuperblock {
 };
 
 // Picks the newest valid copy of the 8 KiB superblock area of `ssd_name`, or explains why none:
-// NotFound (all zero / foreign data), Corruption (bad checksums), NotSupported (newer version).
+// NotFound (all zero / foreign data), Corruption (both checksums bad, or a copy whose checksum
+// matches but whose fields do not: a complete write of bad data, never a torn one),
+// NotSupported (other version). A copy with a bad checksum next to a valid one is a torn (or
+// damaged) write: the write order of docs/on-disk-format.md keeps the committed state in the
+// other copy, so falling back to it loses nothing acknowledged.
 Result<LoadedSuperblock> LoadSuperblock(std::span<const std::byte> area,
                                         const std::string& ssd_name);
 
