@@ -41,10 +41,14 @@ std::vector<std::pair<const char*, uint64_t>> Fields(const CacheCounters& c) {
           {"errors", c.errors},
           {"flushes", c.flushes},
           {"discards", c.discards},
-          {"write_zeroes", c.write_zeroes}};
+          {"write_zeroes", c.write_zeroes},
+          {"ssd_read_errors", c.ssd_read_errors},
+          {"ssd_write_errors", c.ssd_write_errors},
+          {"ssd_persist_errors", c.ssd_persist_errors},
+          {"ssd_failovers", c.ssd_failovers}};
 }
 // The list above must name every field: CacheCounters is nothing but uint64_t counters.
-static_assert(sizeof(CacheCounters) == 26 * sizeof(uint64_t), "a counter was added: list it");
+static_assert(sizeof(CacheCounters) == 30 * sizeof(uint64_t), "a counter was added: list it");
 
 // The same plan through a Cache on MemoryDevices (real data, written with a pattern), QD1,
 // running the loop until idle after each request, as the simulator does.
