@@ -12,23 +12,15 @@
 namespace tiercache {
 namespace {
 
-constexpr uint64_t kCore = 4 << 20;
-#if defined(__SANITIZE_ADDRESS__)
-constexpr uint64_t kDefaultRounds = 16;
-#else
-constexpr uint64_t kDefaultRounds = 40;
-#endif
-
-uint64_t EnvOr(const char* name, uint64_t fallback) {
-  const char* v = std::getenv(name);
-  return v ? std::strtoull(v, nullptr, 10) : fallback;
-}
+using testing::EnvOr;
+using testing::kCrashCore;
+using testing::kCrashRounds;
 
 void ProcessCrashRound(uint64_t seed, uint64_t ops) {
   const FormatOptions format = testing::CrashFormatOptions(seed);
   SCOPED_TRACE("mode " + std::string(ModeName(format.mode)) + ", line size " +
                std::to_string(format.line_size));
-  testing::CacheHarness h(64 * format.line_size, kCore, format, testing::CrashCacheOptions(true));
+  testing::CacheHarness h(64 * format.line_size, kCrashCore, format, testing::CrashCacheOptions(true));
   h.open();
   testing::CrashWorkload workload(seed, h, /*durable_acks=*/true);
   for (int crash = 1; crash <= 2 && !::testing::Test::HasFailure(); ++crash) {
@@ -45,7 +37,7 @@ void ProcessCrashRound(uint64_t seed, uint64_t ops) {
 
 TEST(CrashProcessTest, WithCommitBeforeAckEveryAcknowledgedWriteSurvivesAProcessCrash) {
   const uint64_t seed = EnvOr("TIERCACHE_SEED", std::random_device{}());
-  const uint64_t rounds = EnvOr("TIERCACHE_CRASH_ROUNDS", kDefaultRounds);
+  const uint64_t rounds = EnvOr("TIERCACHE_CRASH_ROUNDS", kCrashRounds);
   for (uint64_t round = 0; round < rounds && !::testing::Test::HasFailure(); ++round) {
     SCOPED_TRACE("rerun with TIERCACHE_SEED=" + std::to_string(seed) + " (round " +
                  std::to_string(round) + ")");

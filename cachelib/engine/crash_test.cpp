@@ -15,24 +15,16 @@
 namespace tiercache {
 namespace {
 
-constexpr uint64_t kCore = 4 << 20;
-#if defined(__SANITIZE_ADDRESS__)
-constexpr uint64_t kDefaultRounds = 16;
-#else
-constexpr uint64_t kDefaultRounds = 40;
-#endif
-
-uint64_t EnvOr(const char* name, uint64_t fallback) {
-  const char* v = std::getenv(name);
-  return v ? std::strtoull(v, nullptr, 10) : fallback;
-}
+using testing::EnvOr;
+using testing::kCrashCore;
+using testing::kCrashRounds;
 
 class PowerCutRound {
  public:
   explicit PowerCutRound(uint64_t seed)
       : rng_(seed),
         format_(testing::CrashFormatOptions(seed)),
-        h_(64 * format_.line_size, kCore, format_, testing::CrashCacheOptions(false)),
+        h_(64 * format_.line_size, kCrashCore, format_, testing::CrashCacheOptions(false)),
         ssd_(h_.ssd_mem, "ssd"),
         core_(h_.core_mem, "core") {
     h_.ssd = &ssd_;
@@ -88,7 +80,7 @@ class PowerCutRound {
 
 TEST(CrashTest, DurableDataSurvivesPowerCutsInsideRequestsInEveryMode) {
   const uint64_t seed = EnvOr("TIERCACHE_SEED", std::random_device{}());
-  const uint64_t rounds = EnvOr("TIERCACHE_CRASH_ROUNDS", kDefaultRounds);
+  const uint64_t rounds = EnvOr("TIERCACHE_CRASH_ROUNDS", kCrashRounds);
   for (uint64_t round = 0; round < rounds && !::testing::Test::HasFailure(); ++round) {
     SCOPED_TRACE("rerun with TIERCACHE_SEED=" + std::to_string(seed) + " (round " +
                  std::to_string(round) + ")");

@@ -19,4 +19,18 @@ inline Bytes GoForDefaultExport() {
   return out;
 }
 
+// A request header (and payload, for WRITE).
+inline Bytes RequestBytes(uint16_t flags, uint16_t type, uint64_t cookie, uint64_t offset,
+                          uint32_t length, const Bytes& payload = {}) {
+  Bytes out;
+  PutBe32(out, kRequestMagic);
+  PutBe16(out, flags);
+  PutBe16(out, type);
+  PutBe64(out, cookie);
+  PutBe64(out, offset);
+  PutBe32(out, length);
+  out.insert(out.end(), payload.begin(), payload.end());
+  return out;
+}
+
 }  // namespace tiercache::nbd

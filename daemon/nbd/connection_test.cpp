@@ -108,15 +108,7 @@ class ConnectionTest : public ::testing::Test {
   }
   void Request(uint16_t type, uint16_t flags, uint64_t cookie, uint64_t offset, uint32_t length,
                const Bytes& payload = {}) {
-    Bytes out;
-    PutBe32(out, kRequestMagic);
-    PutBe16(out, flags);
-    PutBe16(out, type);
-    PutBe64(out, cookie);
-    PutBe64(out, offset);
-    PutBe32(out, length);
-    out.insert(out.end(), payload.begin(), payload.end());
-    Send(out);
+    Send(RequestBytes(flags, type, cookie, offset, length, payload));
   }
   // (error, cookie) of every simple reply received so far.
   std::vector<std::pair<uint32_t, uint64_t>> Replies() {

@@ -85,15 +85,7 @@ class Client {
   }
   void Request(uint16_t type, uint64_t cookie, uint64_t offset, uint32_t length,
                const Bytes& payload = {}) {
-    Bytes out;
-    PutBe32(out, kRequestMagic);
-    PutBe16(out, 0);
-    PutBe16(out, type);
-    PutBe64(out, cookie);
-    PutBe64(out, offset);
-    PutBe32(out, length);
-    out.insert(out.end(), payload.begin(), payload.end());
-    Send(out);
+    Send(RequestBytes(0, type, cookie, offset, length, payload));
   }
   // Returns (error, cookie) of the next simple reply; `data_len` bytes follow a good read.
   std::pair<uint32_t, uint64_t> Reply(size_t data_len = 0, Bytes* data = nullptr) {

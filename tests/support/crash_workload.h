@@ -5,6 +5,8 @@
 // process, reopen, and verify(). Does not own the harness. Test-only; single-threaded.
 #pragma once
 
+#include <cstdlib>
+
 #include <cstdint>
 #include <functional>
 #include <random>
@@ -16,6 +18,20 @@ namespace tiercache::testing {
 
 // The line size (4 or 16 KiB) and the mode the cache starts in (any of the four), from `seed`.
 FormatOptions CrashFormatOptions(uint64_t seed);
+
+// The core the crash tests use, and their rounds by default (fewer under ASan).
+inline constexpr uint64_t kCrashCore = 4 << 20;
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr uint64_t kCrashRounds = 16;
+#else
+inline constexpr uint64_t kCrashRounds = 40;
+#endif
+
+// The environment variable `name` as a number, or `fallback` (TIERCACHE_SEED, ...).
+inline uint64_t EnvOr(const char* name, uint64_t fallback) {
+  const char* v = std::getenv(name);
+  return v ? std::strtoull(v, nullptr, 10) : fallback;
+}
 // Two shards, an eager cleaner and 16 KiB sequential cutoffs, so a short run cleans, evicts and
 // bypasses.
 CacheOptions CrashCacheOptions(bool commit_before_ack);
