@@ -71,6 +71,9 @@ Result<std::unique_ptr<CacheService>> CacheService::Open(const DaemonConfig& con
   // The kernel keeps a ublk device's acknowledgements across a crash of this process (user
   // recovery): no acknowledged write may then depend on records still in memory.
   options.commit_before_ack = config.commit_acks;
+  options.ssd_error_threshold = config.ssd_error_threshold;
+  options.ssd_error_window =
+      std::chrono::duration_cast<Nanos>(std::chrono::duration<double>(config.ssd_error_window_s));
   std::promise<Result<std::unique_ptr<Cache>>> opened;
   main_loop.loop().post([&] {
     Cache::Open(service->devices_->ssd.top(), service->devices_->core.top(),

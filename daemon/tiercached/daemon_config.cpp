@@ -83,6 +83,13 @@ Result<DaemonConfig> ParseDaemonConfig(int argc, char** argv) {
   app.add_option("--handshake-timeout", c.handshake_timeout_s,
                  "drop an NBD client that has not finished negotiating after SECONDS (default 10)")
       ->check(CLI::Range(0.001, 3600.0));
+  app.add_option("--ssd-errors", c.ssd_error_threshold,
+                 "SSD I/O errors within --ssd-error-window that take the cache out of the data "
+                 "path, 0: never (default 5)")
+      ->check(CLI::Range(0u, 1000000u));
+  app.add_option("--ssd-error-window", c.ssd_error_window_s,
+                 "the window of --ssd-errors, in SECONDS (default 60)")
+      ->check(CLI::Range(0.001, 86400.0));
   app.add_option("--core-model", c.core_model, "emulate HDD timing: hdd7200, hdd5400, hdd10k");
   app.add_option("--cache-model", c.cache_model, "emulate SSD timing: sata-ssd, nvme");
   app.add_option("--models", c.models_file, "device model profiles (JSON)");

@@ -28,6 +28,10 @@ struct DaemonConfig {
   unsigned poll_us = kDefaultPollUs;  // --poll-us N: NBD loops busy-poll N us after each event
   unsigned max_connections = 64;      // --max-connections N: NBD clients at once (default 64)
   double handshake_timeout_s = 10;    // --handshake-timeout SECONDS: NBD negotiation (default 10)
+  // --ssd-errors N --ssd-error-window SECONDS: N SSD errors within the window take the cache out
+  // of the data path (pass-through until `tiercache reset-health`); 0 never (default 5 in 60 s).
+  unsigned ssd_error_threshold = 5;
+  double ssd_error_window_s = 60;
   std::string core_model;    // --core-model NAME: emulate an HDD's timing over the core file
   std::string cache_model;   // --cache-model NAME: emulate an SSD's timing over the cache file
   std::string record_path;   // --record FILE: write a block trace of client requests

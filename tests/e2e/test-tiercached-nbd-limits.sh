@@ -9,7 +9,7 @@ requires /usr/bin/python3 -c "import nbd"
 cd "$TEST_TMP"
 make_cache ssd.img 64M hdd.img 64M --mode wt
 
-for bad in "--max-connections 0" "--handshake-timeout 0"; do
+for bad in "--max-connections 0" "--handshake-timeout 0" "--ssd-errors -1" "--ssd-error-window 0"; do
   rc=0
   # shellcheck disable=SC2086
   timeout 20 "$TIERCACHED" --cache ssd.img --foreground $bad 2>/dev/null || rc=$?

@@ -95,3 +95,16 @@ tc_cli reset-health >/dev/null || fail "reset-health with the SSD working"
 nbd check data.bin data2.bin || fail "reads after reset-health"
 nbd check data.bin data2.bin || fail "re-reads after reset-health"
 stop_tiercached
+
+# --- tiercached --ssd-errors 0: errors are absorbed but never take the cache out of the path -----
+start_tiercached "$TEST_TMP/mnt/ssd" --core "$TEST_TMP/hdd.img" --seq-cutoff 0 --ssd-errors 0
+nbd check data.bin || fail "reads before the failure (--ssd-errors 0)"
+touch ssd-fails
+nbd check data.bin data2.bin || fail "reads with the SSD failing (--ssd-errors 0)"
+status="$(tc_cli status --json)"
+[ "$(jq -r .status.health <<<"$status")" = degraded ] || fail "--ssd-errors 0: health $status"
+[ "$(tc_stat ssd_failovers)" = 0 ] || fail "--ssd-errors 0: ssd_failovers $(tc_stat ssd_failovers)"
+[ "$(tc_stat errors)" = 0 ] || fail "--ssd-errors 0: client requests failed: $(tc_stat errors)"
+rm ssd-fails
+stop_tiercached
+
