@@ -36,6 +36,8 @@ test: build build-asan fuzz
 fuzz: deps
 	test -f $(FUZZ_BUILD)/CMakeCache.txt || CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) \
 	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTIERCACHE_FUZZ=ON
+	# Re-run the configure step first: a target added since the last run must be known.
+	cmake $(FUZZ_BUILD) >/dev/null
 	cmake --build $(FUZZ_BUILD) -j$(JOBS) --target nbd_fuzz metadata_fuzz
 	cd $(FUZZ_BUILD) && ctest --output-on-failure -L fuzz
 
