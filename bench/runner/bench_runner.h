@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/models/model_profiles.h"
+#include "cachelib/device/models/model_profiles.h"
 #include "bench/runner/bench_setup.h"
 #include "bench/runner/fio_setup_runner.h"
 #include "bench/runner/bench_results.h"

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "bench/models/model_profiles.h"
+#include "cachelib/device/models/model_profiles.h"
 #include "bench/runner/loop_driver.h"
 #include "cachelib/engine/cache.h"
 

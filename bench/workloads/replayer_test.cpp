@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "bench/models/hdd_model.h"
+#include "cachelib/device/models/hdd_model.h"
 #include "cachelib/common/sim_event_loop.h"
 #include "cachelib/device/device_wrapper.h"
 #include "cachelib/device/memory_device.h"

@@ -1,6 +1,6 @@
 #include "daemon/tiercached/device_stack.h"
 
-#include "bench/models/model_profiles.h"
+#include "cachelib/device/models/model_profiles.h"
 #include "cachelib/device/file_device.h"
 
 namespace tiercache {

@@ -1,4 +1,4 @@
-#include "bench/models/hdd_params.h"
+#include "cachelib/device/models/hdd_params.h"
 
 #include <cmath>
 

@@ -21,10 +21,10 @@
 #include <mutex>
 #include <vector>
 
-#include "bench/models/completion_join.h"
-#include "bench/models/hdd_geometry.h"
-#include "bench/models/hdd_params.h"
-#include "bench/models/hdd_read_buffer.h"
+#include "cachelib/device/models/completion_join.h"
+#include "cachelib/device/models/hdd_geometry.h"
+#include "cachelib/device/models/hdd_params.h"
+#include "cachelib/device/models/hdd_read_buffer.h"
 #include "cachelib/device/device_wrapper.h"
 
 namespace tiercache {

@@ -11,7 +11,7 @@
 
 #include <cstdint>
 
-#include "bench/models/hdd_params.h"
+#include "cachelib/device/models/hdd_params.h"
 
 namespace tiercache {
 

@@ -1,4 +1,4 @@
-#include "bench/models/hdd_model.h"
+#include "cachelib/device/models/hdd_model.h"
 
 #include <cmath>
 #include <limits>

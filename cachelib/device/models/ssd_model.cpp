@@ -1,4 +1,4 @@
-#include "bench/models/ssd_model.h"
+#include "cachelib/device/models/ssd_model.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-// ModelProfiles: named device timing profiles (bench/models/profiles.json, built into the binary;
+// ModelProfiles: named device timing profiles (cachelib/device/models/profiles.json, built into the binary;
 // an edited copy can be loaded from a file), and MakeModelDevice(), which wraps a Device in the
 // model a profile names. Used by tiercache-bench and by tiercached --core-model/--cache-model.
 // Immutable after loading; thread-safe.
@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "bench/models/hdd_params.h"
-#include "bench/models/ssd_params.h"
+#include "cachelib/device/models/hdd_params.h"
+#include "cachelib/device/models/ssd_params.h"
 #include "cachelib/device/device.h"
 
 namespace tiercache {
@@ -27,7 +27,7 @@ struct ModelProfile {
 
 class ModelProfiles {
  public:
-  // The profiles.json shipped in bench/models, compiled in.
+  // The profiles.json shipped in cachelib/device/models, compiled in.
   static Result<ModelProfiles> Builtin();
   // A profiles file in the same format. NotFound if unreadable, InvalidArgument if malformed.
   static Result<ModelProfiles> Load(const std::string& path);

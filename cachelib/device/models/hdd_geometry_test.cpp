@@ -1,4 +1,4 @@
-#include "bench/models/hdd_geometry.h"
+#include "cachelib/device/models/hdd_geometry.h"
 
 #include <gtest/gtest.h>
 

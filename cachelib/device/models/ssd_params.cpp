@@ -1,4 +1,4 @@
-#include "bench/models/ssd_params.h"
+#include "cachelib/device/models/ssd_params.h"
 
 namespace tiercache {
 namespace {

@@ -1,9 +1,9 @@
-#include "bench/models/model_profiles.h"
+#include "cachelib/device/models/model_profiles.h"
 
 #include <gtest/gtest.h>
 
-#include "bench/models/hdd_model.h"
-#include "bench/models/ssd_model.h"
+#include "cachelib/device/models/hdd_model.h"
+#include "cachelib/device/models/ssd_model.h"
 #include "cachelib/device/memory_device.h"
 
 namespace tiercache {

@@ -9,7 +9,7 @@
 #include <deque>
 #include <optional>
 
-#include "bench/models/hdd_geometry.h"
+#include "cachelib/device/models/hdd_geometry.h"
 
 namespace tiercache {
 

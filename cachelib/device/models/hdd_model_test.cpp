@@ -1,4 +1,4 @@
-#include "bench/models/hdd_model.h"
+#include "cachelib/device/models/hdd_model.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <mutex>
 #include <optional>
 
-#include "bench/models/closed_loop_test_util.h"
+#include "cachelib/device/models/closed_loop_test_util.h"
 #include "cachelib/common/epoll_event_loop.h"
 #include "cachelib/device/memory_device.h"
 #include "tests/support/sync_io.h"

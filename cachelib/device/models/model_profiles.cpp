@@ -1,4 +1,4 @@
-#include "bench/models/model_profiles.h"
+#include "cachelib/device/models/model_profiles.h"
 
 #include <cmath>
 #include <fstream>
@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bench/models/hdd_model.h"
-#include "bench/models/ssd_model.h"
+#include "cachelib/device/models/hdd_model.h"
+#include "cachelib/device/models/ssd_model.h"
 
 namespace tiercache {
 

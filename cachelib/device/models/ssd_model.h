@@ -17,8 +17,8 @@
 #include <set>
 #include <vector>
 
-#include "bench/models/completion_join.h"
-#include "bench/models/ssd_params.h"
+#include "cachelib/device/models/completion_join.h"
+#include "cachelib/device/models/ssd_params.h"
 #include "cachelib/device/device_wrapper.h"
 
 namespace tiercache {

@@ -1,4 +1,4 @@
-#include "bench/models/hdd_read_buffer.h"
+#include "cachelib/device/models/hdd_read_buffer.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,11 +1,11 @@
-#include "bench/models/ssd_model.h"
+#include "cachelib/device/models/ssd_model.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdio>
 
-#include "bench/models/closed_loop_test_util.h"
-#include "bench/models/model_profiles.h"
+#include "cachelib/device/models/closed_loop_test_util.h"
+#include "cachelib/device/models/model_profiles.h"
 #include "cachelib/device/memory_device.h"
 #include "tests/support/sync_io.h"
 
