@@ -12,6 +12,8 @@ packages=(
   nlohmann-json3-dev libcli11-dev
   # clients the tests drive tiercached with
   libnbd-bin python3-libnbd nbdkit qemu-utils fio jq
+  # parses `tiercache stats --prometheus` in tests/e2e/test-tiercached-prometheus.sh
+  python3-prometheus-client
   # mount test
   fuse3 e2fsprogs util-linux
   # real-kernel VM tests (tests/vm/): qemu TCG, busybox initramfs, guest nbd-client, unpacking

@@ -32,10 +32,11 @@ void AddCommonOptions(CLI::App* verb, CliOptions* o) {
   verb->add_flag("--json", o->json, "Print JSON lines for scripts instead of text");
 }
 
-void AddControlVerb(CLI::App& app, const char* name, const char* help, CliOptions* o) {
+CLI::App* AddControlVerb(CLI::App& app, const char* name, const char* help, CliOptions* o) {
   CLI::App* verb = app.add_subcommand(name, help);
   AddCommonOptions(verb, o);
   verb->add_option("--cache", o->cache, "Cache SSD of the daemon to talk to (selects --control)");
+  return verb;
 }
 
 void AddCreate(CLI::App& app, CliOptions* o, RawOptions* raw) {
@@ -145,7 +146,10 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv, std::ostre
   RawOptions raw;
   AddCreate(app, &o, &raw);
   AddControlVerb(app, "status", "Show the running cache: devices, mode, occupancy", &o);
-  AddControlVerb(app, "stats", "Show the cache counters", &o);
+  CLI::App* stats = AddControlVerb(app, "stats", "Show the cache counters", &o);
+  stats->add_flag("--prometheus", o.prometheus,
+                  "Print the counters in the Prometheus text format (version 0.0.4)")
+      ->excludes("--json");
   AddMode(app, &o, &raw);
   AddControlVerb(app, "flush", "Write all dirty data to the core, showing progress", &o);
   AddControlVerb(app, "stop", "Stop tiercached after closing the cache cleanly", &o);

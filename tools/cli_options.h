@@ -32,6 +32,7 @@ struct CliOptions {
   bool discard_dirty = false;  // create --discard-dirty (needs --force)
   bool drain = false;   // mode --drain
   bool json = false;    // --json
+  bool prometheus = false;  // stats --prometheus (excludes --json)
   std::vector<std::string> bench_args;  // bench: passed through unchanged
   std::vector<std::string> sim_args;    // sim: parsed by ParseSimArgs (tools/sim_command.h)
 };

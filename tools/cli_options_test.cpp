@@ -205,6 +205,17 @@ TEST(CliOptionsTest, ControlVerbs) {
   }
 }
 
+TEST(CliOptionsTest, StatsPrometheusExcludesJsonAndOtherVerbs) {
+  Parse p({"stats", "--prometheus"});
+  ASSERT_TRUE(p.ran()) << p.err.str();
+  EXPECT_EQ(p.options().verb, Verb::kStats);
+  EXPECT_TRUE(p.options().prometheus);
+  EXPECT_FALSE(p.options().json);
+  EXPECT_FALSE(Parse({"stats"}).options().prometheus);
+  EXPECT_EQ(Parse({"stats", "--prometheus", "--json"}).result.exit_code, kExitUsage);
+  EXPECT_EQ(Parse({"status", "--prometheus"}).result.exit_code, kExitUsage);
+}
+
 TEST(CliOptionsTest, CheckTakesAnOptionalCore) {
   Parse p({"check", "--cache", "/dev/nvme0n1p2"});
   ASSERT_TRUE(p.ran()) << p.err.str();

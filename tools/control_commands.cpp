@@ -5,6 +5,7 @@
 #include "tools/control_client.h"
 #include "tools/control_locator.h"
 #include "tools/exit_codes.h"
+#include "tools/prometheus_format.h"
 #include "tools/reply_printer.h"
 #include "tools/size_parser.h"
 
@@ -129,7 +130,12 @@ int RunStats(const CliOptions& options, CommandIo& io) {
   if (!session.connected() || !session.call(Request("stats"), &reply)) {
     return session.exit_code();
   }
-  if (!io.json) PrintStats(reply.value("stats", ControlJson::object()), io.out);
+  const ControlJson stats = reply.value("stats", ControlJson::object());
+  if (options.prometheus) {
+    io.out << FormatPrometheus(stats);
+  } else if (!io.json) {
+    PrintStats(stats, io.out);
+  }
   return kExitOk;
 }
 
