@@ -180,24 +180,23 @@ void Engine::flush_all(IoCallback done) {
   });
 }
 
-bool Engine::dirty_state_durable() const {
+bool Engine::dirty_state_durable(uint64_t offset, uint64_t length) {
   uint64_t need = 0;
-  for (const auto& s : shards_) need = std::max(need, s->dirty_record_epoch.load(std::memory_order_acquire));
+  auto consider = [&need](const Shard& s) {
+    need = std::max(need, s.dirty_record_epoch.load(std::memory_order_acquire));
+  };
+  const uint64_t first = offset / line_size;
+  const uint64_t last = (offset + std::max<uint64_t>(length, 1) - 1) / line_size;
+  if (last - first >= 4 * shards_.size()) {
+    for (const auto& s : shards_) consider(*s);
+  } else {
+    for (uint64_t l = first; l <= last; ++l) consider(shard_for(l));
+  }
   return persist_completed_.load(std::memory_order_acquire) >= need;
 }
 
 void Engine::commit_then(uint64_t offset, uint64_t length, IoCallback done) {
-  if (!options.commit_before_ack) return done(Status::Ok());
-  uint64_t need = 0;
-  const uint64_t first = offset / line_size, last = (offset + std::max<uint64_t>(length, 1) - 1) / line_size;
-  if (last - first >= 4 * shards_.size()) {
-    for (const auto& s : shards_) need = std::max(need, s->dirty_record_epoch.load(std::memory_order_acquire));
-  } else {
-    for (uint64_t l = first; l <= last; ++l) {
-      need = std::max(need, shard_for(l).dirty_record_epoch.load(std::memory_order_acquire));
-    }
-  }
-  if (persist_completed_.load(std::memory_order_acquire) >= need) return done(Status::Ok());
+  if (dirty_state_durable(offset, length)) return done(Status::Ok());
   persist(std::move(done));
 }
 

@@ -83,14 +83,14 @@ class Engine {
   void persist(IoCallback done);
   // FLUSH: every write completed before the call becomes durable (core flushed, SSD records persisted).
   void flush_all(IoCallback done);
-  // With options.commit_before_ack: calls done once the dirty-state records the shards holding
+  // For options.commit_before_ack: calls done once the dirty-state records the shards holding
   // core bytes [offset, offset + length) changed up to now are durable (persisting if needed).
-  // Otherwise calls done at once.
   void commit_then(uint64_t offset, uint64_t length, IoCallback done);
 
   uint64_t total_lines() const { return store->line_count(); }
-  // True if every dirty-state change staged so far is durable (a completed persist covers it).
-  bool dirty_state_durable() const;
+  // True if every dirty-state change staged so far in the shards holding core bytes
+  // [offset, offset + length) is durable (a completed persist covers it); by default, all shards.
+  bool dirty_state_durable(uint64_t offset = 0, uint64_t length = UINT64_MAX);
 
  private:
   void fill_records(uint64_t first, std::span<LineRecord> out);

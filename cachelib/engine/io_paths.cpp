@@ -1,5 +1,7 @@
 #include "cachelib/engine/io_paths.h"
 
+#include <cstdlib>
+
 #include "cachelib/engine/partial_sectors.h"
 #include "cachelib/engine/ssd_errors.h"
 
@@ -110,6 +112,18 @@ std::optional<uint32_t> DirtyLineToUpdateOrDropClean(Engine& e, const Segment& s
   return std::nullopt;
 }
 
+namespace {
+
+// One line of zeros (the largest line size), for zeroing sectors on the SSD.
+const std::byte* ZeroLine() {
+  static const std::byte* zeros = [] {
+    auto* p = static_cast<std::byte*>(std::aligned_alloc(kSectorSize, kMaxSectorsPerLine * kSectorSize));
+    std::fill(p, p + kMaxSectorsPerLine * kSectorSize, std::byte{0});
+    return p;
+  }();
+  return zeros;
+}
+
 void FinishCoreAndSsdWrite(Request& req, const Segment& seg, bool on_ssd, uint32_t line_id,
                            Status core_status, const Status& ssd_status) {
   Engine& e = req.engine;
@@ -119,12 +133,11 @@ void FinishCoreAndSsdWrite(Request& req, const Segment& seg, bool on_ssd, uint32
       req.segment_done(std::move(s));
     });
   }
-  Status status = core_status.ok() ? ssd_status : std::move(core_status);
   if (on_ssd) {
     Shard& shard = e.shard_for(seg.core_line);
     std::lock_guard lock(shard.mu);
     shard.set_clean_pending(line_id, false);
-    if (status.ok()) {
+    if (core_status.ok()) {
       shard.set_valid(line_id, shard.valid(line_id) | seg.mask());
       e.note_changed(line_id);
     } else {
@@ -132,7 +145,43 @@ void FinishCoreAndSsdWrite(Request& req, const Segment& seg, bool on_ssd, uint32
     }
   }
   UnlockLine(e, seg.core_line, true);
-  req.segment_done(std::move(status));
+  req.segment_done(std::move(core_status));
+}
+
+}  // namespace
+
+void WriteCoreAndSsd(Request& req, const Segment& seg, bool on_ssd, uint32_t line_id,
+                     const std::byte* src) {
+  Engine& e = req.engine;
+  // One allocation joins both writes; completions never run inline, so both are issued first.
+  struct Both {
+    uint32_t pending;
+    Status core, ssd;
+  };
+  auto both = std::make_shared<Both>(Both{.pending = on_ssd ? 2u : 1u});
+  auto arrive = [&req, seg, on_ssd, line_id](const std::shared_ptr<Both>& b) {
+    if (--b->pending == 0) {
+      FinishCoreAndSsdWrite(req, seg, on_ssd, line_id, std::move(b->core), b->ssd);
+    }
+  };
+  auto core_done = [both, arrive](Status s) {
+    both->core = std::move(s);
+    arrive(both);
+  };
+  EngineCounters::add(e.counters.bytes_written_core, seg.bytes());
+  if (src != nullptr) {
+    CoreWrite(req, seg.core_offset(e.line_size), std::span<const std::byte>(src, seg.bytes()),
+              core_done);
+  } else {
+    e.core.write_zeroes(seg.core_offset(e.line_size), seg.bytes(), {}, core_done);
+  }
+  if (!on_ssd) return;
+  SsdWriteSectors(e, line_id, seg.first_sector, seg.sectors, src != nullptr ? src : ZeroLine(),
+                  [&e, both, arrive](Status s) {
+                    if (!s.ok()) NoteSsdError(e, SsdErrorKind::kWrite);
+                    both->ssd = std::move(s);
+                    arrive(both);
+                  });
 }
 
 }  // namespace tiercache

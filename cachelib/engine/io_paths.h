@@ -75,11 +75,12 @@ LineChoice LookupOrAdmit(Request& req, const Segment& seg, Shard& shard);
 // Returns the line id to update, or nullopt when only the core is written.
 std::optional<uint32_t> DirtyLineToUpdateOrDropClean(Engine& e, const Segment& seg);
 
-// Completion of a write that went to the core and, when `on_ssd`, also to the SSD copy of the
-// segment in line `line_id`: marks those sectors valid (or drops clean copies on error), releases
-// the exclusive lock and finishes the segment. When only the SSD write failed the client's write
-// still succeeds and the SSD copy is dropped (DropSsdCopyAfterCoreWrite).
-void FinishCoreAndSsdWrite(Request& req, const Segment& seg, bool on_ssd, uint32_t line_id,
-                           Status core_status, const Status& ssd_status);
+// Under the segment's exclusive lock: writes the segment's bytes from `src` (nullptr: zeros) to
+// the core and, when `on_ssd`, to the SSD copy in line `line_id`; once both completed marks those
+// sectors valid (or drops clean copies on error), releases the lock and finishes the segment.
+// When only the SSD write failed the client's write still succeeds and the SSD copy is dropped
+// (DropSsdCopyAfterCoreWrite).
+void WriteCoreAndSsd(Request& req, const Segment& seg, bool on_ssd, uint32_t line_id,
+                     const std::byte* src);
 
 }  // namespace tiercache

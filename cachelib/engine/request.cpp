@@ -147,7 +147,8 @@ void Request::finish() {
     return engine.flush_all(std::move(complete));
   }
   // A client that outlives a crash of the server must find every acknowledged change.
-  if (status.ok() && kind != RequestKind::kRead && kind != RequestKind::kPrefetch) {
+  if (status.ok() && engine.options.commit_before_ack && kind != RequestKind::kRead &&
+      kind != RequestKind::kPrefetch) {
     return engine.commit_then(offset, length, std::move(complete));
   }
   complete(std::move(status));

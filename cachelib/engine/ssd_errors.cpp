@@ -15,14 +15,6 @@ IoCallback NotingSsdErrors(Engine& e, SsdErrorKind kind, IoCallback cb) {
   };
 }
 
-IoCallback KeepSsdWriteStatus(Engine& e, std::shared_ptr<Status> into, IoCallback then) {
-  return [&e, into = std::move(into), then = std::move(then)](Status s) mutable {
-    if (!s.ok()) NoteSsdError(e, SsdErrorKind::kWrite);
-    *into = std::move(s);
-    then(Status::Ok());
-  };
-}
-
 void RecoverSsdRead(Engine& e, uint64_t core_line, uint32_t line_id, uint32_t first, uint32_t n,
                     std::byte* dst, Status ssd_status, IoCallback cb) {
   NoteSsdError(e, SsdErrorKind::kRead);

@@ -15,9 +15,6 @@ namespace tiercache {
 void NoteSsdError(Engine& e, SsdErrorKind kind);
 // `cb`, recording an error of `kind` first when the I/O failed.
 IoCallback NotingSsdErrors(Engine& e, SsdErrorKind kind, IoCallback cb);
-// For an SSD write joined with a core write: records a failure, keeps the status in `*into` and
-// calls then(Ok), so the join's status is the core's alone.
-IoCallback KeepSsdWriteStatus(Engine& e, std::shared_ptr<Status> into, IoCallback then);
 
 // Completion of a failed SSD read of sectors [first, first+n) of line `line_id` (core line
 // `core_line`) into `dst`, under at least the shared core-line lock: records the error, drops the

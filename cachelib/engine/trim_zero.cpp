@@ -2,23 +2,10 @@
 // protocol leaves trimmed contents unspecified) and passes the discard to the core. WRITE_ZEROES
 // zeroes the core; sectors dirty in the cache get zeros on the SSD as well (and stay dirty) so that
 // a crash can never bring back data older than the zeroing; clean copies are dropped.
-#include <cstdlib>
-
 #include "cachelib/engine/io_paths.h"
-#include "cachelib/engine/ssd_errors.h"
 
 namespace tiercache {
 namespace {
-
-// One line of zeros (the largest line size), for zeroing dirty sectors on the SSD.
-const std::byte* ZeroLine() {
-  static const std::byte* zeros = [] {
-    auto* p = static_cast<std::byte*>(std::aligned_alloc(kSectorSize, kMaxSectorsPerLine * kSectorSize));
-    std::fill(p, p + kMaxSectorsPerLine * kSectorSize, std::byte{0});
-    return p;
-  }();
-  return zeros;
-}
 
 void DiscardLocked(Request& req, const Segment& seg) {
   Engine& e = req.engine;
@@ -45,17 +32,7 @@ void ZeroLocked(Request& req, const Segment& seg) {
   const std::optional<uint32_t> dirty_line = DirtyLineToUpdateOrDropClean(e, seg);
   const bool keep = dirty_line.has_value();
   const uint32_t line_id = dirty_line.value_or(0);
-  auto ssd_status = std::make_shared<Status>();
-  auto join = IoJoin::Make([&req, seg, keep, line_id, ssd_status](Status s) {
-    FinishCoreAndSsdWrite(req, seg, keep, line_id, std::move(s), *ssd_status);
-  });
-  EngineCounters::add(e.counters.bytes_written_core, seg.bytes());
-  e.core.write_zeroes(seg.core_offset(e.line_size), seg.bytes(), {}, join->add());
-  if (keep) {
-    SsdWriteSectors(e, line_id, seg.first_sector, seg.sectors, ZeroLine(),
-                    KeepSsdWriteStatus(e, ssd_status, join->add()));
-  }
-  join->seal();
+  WriteCoreAndSsd(req, seg, keep, line_id, nullptr);
 }
 
 }  // namespace

@@ -2,7 +2,6 @@
 // Sectors that are dirty in the cache are updated on the SSD as well (and stay dirty): dropping them
 // before the core write is durable could resurrect older data after a crash.
 #include "cachelib/engine/io_paths.h"
-#include "cachelib/engine/ssd_errors.h"
 
 namespace tiercache {
 namespace {
@@ -15,19 +14,7 @@ void WaLocked(Request& req, const Segment& seg) {
   if (!keep) req.bypassed = true;
   // The cache keeps nothing of this write (dirty sectors aside): a miss by the byte counters.
   EngineCounters::add(keep ? e.counters.write_hit_bytes : e.counters.write_miss_bytes, seg.bytes());
-  auto ssd_status = std::make_shared<Status>();
-  auto join = IoJoin::Make([&req, seg, keep, line_id, ssd_status](Status s) {
-    FinishCoreAndSsdWrite(req, seg, keep, line_id, std::move(s), *ssd_status);
-  });
-  const std::byte* src = req.write_buf + seg.buf_offset;
-  EngineCounters::add(e.counters.bytes_written_core, seg.bytes());
-  CoreWrite(req, seg.core_offset(e.line_size), std::span<const std::byte>(src, seg.bytes()),
-               join->add());
-  if (keep) {
-    SsdWriteSectors(e, line_id, seg.first_sector, seg.sectors, src,
-                    KeepSsdWriteStatus(e, ssd_status, join->add()));
-  }
-  join->seal();
+  WriteCoreAndSsd(req, seg, keep, line_id, req.write_buf + seg.buf_offset);
 }
 
 }  // namespace

@@ -191,15 +191,31 @@ TEST_F(ConnectionTest, LongTrimReachesTheDeviceInSequentialChunks) {
   EXPECT_EQ(device_.stats().discards.load(), 4u);
 }
 
+// FUA on a long WRITE_ZEROES is one flush after its last chunk, not a FUA write per chunk.
+TEST_F(ConnectionTest, LongZeroesWithFuaAreFlushedOnceAfterTheLastChunk) {
+  ConnectionOptions options;
+  options.range_chunk_bytes = kChunk;
+  Start(options);
+  Go();
+  Request(kCmdWriteZeroes, kCmdFlagFua, 7, 0, uint32_t(2 * kChunk));
+  for (const char* op : {"zero 0+65536", "zero 65536+65536", "flush 0+0"}) {
+    ASSERT_EQ(device_.ops.size(), 1u) << op;
+    EXPECT_EQ(Pending(0), op);
+    EXPECT_TRUE(Replies().empty());
+    Complete();
+  }
+  EXPECT_EQ(Replies(), (std::vector<std::pair<uint32_t, uint64_t>>{{0, 7}}));
+}
+
 TEST_F(ConnectionTest, FirstChunkErrorIsTheReplyAndStopsTheCommand) {
   ConnectionOptions options;
   options.range_chunk_bytes = kChunk + 100;  // rounded down to the block size
   Start(options);
   Go();
   Request(kCmdWriteZeroes, kCmdFlagFua, 3, 0, uint32_t(3 * kChunk));
-  EXPECT_EQ(Pending(0), "zero 0+65536 fua");
+  EXPECT_EQ(Pending(0), "zero 0+65536");
   Complete();
-  EXPECT_EQ(Pending(0), "zero 65536+65536 fua");
+  EXPECT_EQ(Pending(0), "zero 65536+65536");
   Complete(Status::NoSpace("thin pool full"));
   EXPECT_TRUE(device_.ops.empty());  // the third chunk is never sent
   EXPECT_EQ(Replies(), (std::vector<std::pair<uint32_t, uint64_t>>{{kEnospc, 3}}));

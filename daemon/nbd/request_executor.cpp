@@ -109,7 +109,6 @@ void RequestExecutor::NextChunk(std::unique_ptr<Pending> p) {
   const uint64_t offset = c.offset + p->submitted;
   const uint64_t length = std::min<uint64_t>(chunk_bytes_, c.length - p->submitted);
   const Op op = c.op;
-  const WriteFlags flags = c.write_flags;  // FUA on every WRITE_ZEROES chunk
   p->submitted += length;
   IoCallback next = [this, raw = p.release()](Status s) {
     std::unique_ptr<Pending> owned(raw);
@@ -117,13 +116,14 @@ void RequestExecutor::NextChunk(std::unique_ptr<Pending> p) {
     NextChunk(std::move(owned));
   };
   if (op == Op::kTrim) return device_.discard(offset, length, std::move(next));
-  if (op == Op::kWriteZeroes) return device_.write_zeroes(offset, length, flags, std::move(next));
+  // FUA is one flush after the last chunk (FinishRange), not one per chunk.
+  if (op == Op::kWriteZeroes) return device_.write_zeroes(offset, length, {}, std::move(next));
   device_.prefetch(offset, length, std::move(next));
 }
 
 void RequestExecutor::FinishRange(std::unique_ptr<Pending> p) {
-  // Device::discard has no FUA: emulate it with a flush once every chunk completed.
-  if (p->cmd.op == Op::kTrim && p->cmd.write_flags.fua) {
+  // FUA on a range: one flush once every chunk completed (Device::discard has no FUA at all).
+  if (p->cmd.write_flags.fua && p->cmd.op != Op::kCache) {
     device_.flush(ReplyWithStatus(std::move(p)));
     return;
   }
