@@ -188,7 +188,7 @@ TEST_F(ControlCommandsTest, StatsForHumans) {
             "bypassed:   5 reads, 6 writes\n"
             "ssd:        3 MiB read, 1.5 MiB written\n"
             "core:       4 KiB read, 0 B written\n"
-            "lines:      16000 total, 900 used, 12 dirty (40 dirty sectors)\n"
+            "lines:      16000 total, 900 used, 12 dirty (40 dirty sectors), 0 not yet crash-safe\n"
             "cleaning:   7 evictions, 8 cleaner writes, 9 lines cleaned\n"
             "requests:   2 flushes, 3 discards, 4 write-zeroes\n"
             "errors:     1\n"

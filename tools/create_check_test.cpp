@@ -94,7 +94,7 @@ TEST_F(InspectCacheTest, CountsLinesAndSectors) {
 }
 
 TEST_F(InspectCacheTest, TwoLinesHoldingOneCoreLineIsRefused) {
-  write_records({{3, Record(9, 1, 0)}, {4, Record(9, 2, 1)}});
+  write_records({{3, Record(9, 1, 1)}, {4, Record(9, 2, 1)}});  // both dirty
   Result<CheckReport> report = InspectCache(*runner_, ssd_, std::nullopt);
   EXPECT_EQ(report.status().code(), Status::Code::kCorruption);
   EXPECT_EQ(report.status().message(), "ssd: lines 3 and 4 both map core line 9");

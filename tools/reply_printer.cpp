@@ -15,7 +15,7 @@ const std::set<std::string> kKnownCounters = {
     "write_misses",   "read_bypasses",     "write_bypasses",  "read_hit_bytes",
     "read_miss_bytes", "write_hit_bytes",  "write_miss_bytes", "bytes_read_ssd",
     "bytes_written_ssd", "bytes_read_core", "bytes_written_core", "lines_total",
-    "lines_used",     "lines_dirty",       "dirty_sectors",   "evictions",
+    "lines_used",     "lines_dirty",       "dirty_sectors",   "lines_untrusted", "evictions",
     "cleaner_writes", "cleaned_lines",     "errors",          "flushes",
     "discards",       "write_zeroes",      "policy_counters", "ssd_read_errors",
     "ssd_write_errors", "ssd_persist_errors", "ssd_failovers"};
@@ -196,7 +196,8 @@ void PrintStats(const ControlJson& c, std::ostream& out) {
       << "core:       " << FormatSize(v("bytes_read_core")) << " read, "
       << FormatSize(v("bytes_written_core")) << " written\n"
       << "lines:      " << N(v("lines_total")) << " total, " << N(v("lines_used")) << " used, "
-      << N(v("lines_dirty")) << " dirty (" << N(v("dirty_sectors")) << " dirty sectors)\n"
+      << N(v("lines_dirty")) << " dirty (" << N(v("dirty_sectors")) << " dirty sectors), "
+      << N(v("lines_untrusted")) << " not yet crash-safe\n"
       << "cleaning:   " << N(v("evictions")) << " evictions, " << N(v("cleaner_writes"))
       << " cleaner writes, " << N(v("cleaned_lines")) << " lines cleaned\n"
       << "requests:   " << N(v("flushes")) << " flushes, " << N(v("discards")) << " discards, "

@@ -46,6 +46,9 @@ CacheOptions SimCase::cache_options(EventLoop* background_loop) const {
   o.policies.admission = admission;
   o.policies.replacement = replacement;
   o.policies.sequential = sequential;
+  // The simulator measures policies, not crash recovery: no trust rounds, so no line is kept in
+  // reserve for them (Shard) and the cache holds exactly cache_bytes of data.
+  o.trust_interval = Nanos(0);
   return o;
 }
 

@@ -35,6 +35,7 @@ std::vector<std::pair<const char*, uint64_t>> Fields(const CacheCounters& c) {
           {"lines_used", c.lines_used},
           {"lines_dirty", c.lines_dirty},
           {"dirty_sectors", c.dirty_sectors},
+          {"lines_untrusted", c.lines_untrusted},
           {"evictions", c.evictions},
           {"cleaner_writes", c.cleaner_writes},
           {"cleaned_lines", c.cleaned_lines},
@@ -48,7 +49,7 @@ std::vector<std::pair<const char*, uint64_t>> Fields(const CacheCounters& c) {
           {"ssd_failovers", c.ssd_failovers}};
 }
 // The list above must name every field: CacheCounters is nothing but uint64_t counters.
-static_assert(sizeof(CacheCounters) == 30 * sizeof(uint64_t), "a counter was added: list it");
+static_assert(sizeof(CacheCounters) == 31 * sizeof(uint64_t), "a counter was added: list it");
 
 // The same plan through a Cache on MemoryDevices (real data, written with a pattern), QD1,
 // running the loop until idle after each request, as the simulator does.

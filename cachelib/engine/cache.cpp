@@ -9,6 +9,7 @@
 #include "cachelib/engine/mode_table.h"
 #include "cachelib/engine/partial_sectors.h"
 #include "cachelib/engine/request.h"
+#include "cachelib/engine/trust_flusher.h"
 #include "cachelib/metadata/format.h"
 
 namespace tiercache {
@@ -31,6 +32,7 @@ Status CacheOptions::validate() const {
   if (ssd_error_window <= Nanos(0)) {
     return Status::InvalidArgument("ssd_error_window must be > 0");
   }
+  if (trust_interval < Nanos(0)) return Status::InvalidArgument("trust_interval must be >= 0");
   TC_RETURN_IF_ERROR(cleaning_options.validate());
   // Overrides are checked once merged with what the superblock recorded (Engine::init).
   return Status::Ok();
@@ -93,6 +95,7 @@ void Cache::clean_all(std::function<void(uint64_t)> progress, IoCallback done) {
 void Cache::close(IoCallback done) {
   EventLoop* origin = EventLoop::current();
   Engine& e = *engine_;
+  e.trust_flusher->stop();
   e.cleaner->stop([&e, origin, done = std::move(done)](Status) mutable {
     origin->post([&e, origin, done = std::move(done)]() mutable {
       WhenIdle(e, origin, [&e, done = std::move(done)]() mutable {
@@ -101,6 +104,8 @@ void Cache::close(IoCallback done) {
         // left, then the flag.
         e.core.flush([&e, done = std::move(done)](Status s) mutable {
           if (!s.ok()) return done(std::move(s));
+          // Nothing in flight and the core durable: every line's clean copies can be claimed.
+          e.trust_all_idle();
           e.store->close_clean(std::move(done));
         });
       });
@@ -132,6 +137,7 @@ CacheCounters Cache::counters() const {
     out.lines_used += shard->used_lines();
   }
   out.lines_dirty = c.lines_dirty.load();
+  out.lines_untrusted = engine_->untrusted_lines();
   out.dirty_sectors = c.dirty_sectors.load();
   out.evictions = c.evictions.load();
   out.cleaner_writes = c.cleaner_writes.load();

@@ -35,6 +35,8 @@ struct CacheCounters {
   uint64_t bytes_read_core = 0, bytes_written_core = 0;
   uint64_t lines_total = 0, lines_used = 0, lines_dirty = 0;  // lines_used = occupancy
   uint64_t dirty_sectors = 0;
+  // Used lines whose clean copies a crash would forget now (not yet covered by a trust round).
+  uint64_t lines_untrusted = 0;
   uint64_t evictions = 0, cleaner_writes = 0, cleaned_lines = 0;
   uint64_t errors = 0;
   uint64_t flushes = 0, discards = 0, write_zeroes = 0;
@@ -79,6 +81,10 @@ struct CacheOptions {
   // The window of ssd_error_threshold, in nanoseconds of the background loop's clock. Must be > 0.
   // Default: 60 s.
   Nanos ssd_error_window = std::chrono::seconds(60);
+  // How soon after a fill or write a line's clean data is made crash-safe (a trust round: core
+  // flush, then its record persisted), so the cache stays warm after a crash or kill -9. Rounds
+  // run only while lines wait. 0: never (clean copies survive only a clean close). Default: 1 s.
+  Nanos trust_interval = std::chrono::seconds(1);
   Status validate() const;
 };
 

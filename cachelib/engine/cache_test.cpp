@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "cachelib/device/device_wrapper.h"
+#include "cachelib/device/fault_injecting_device.h"
+#include "cachelib/engine/engine.h"
 #include "tests/support/cache_fixture.h"
 
 namespace tiercache {
@@ -223,21 +225,190 @@ TEST_F(CacheTest, CleanRestartIsWarmAndKeepsDirtyData) {
   EXPECT_EQ(Core(5 * kLine, 4096), std::vector<std::byte>(4096));
 }
 
-TEST_F(CacheTest, CrashKeepsFlushedDirtyDataAndDropsCleanLines) {
-  Make(CacheMode::kWriteBack);
-  auto clean = Pattern(14, 0, kLine);
+// Warm after a crash: clean lines whose data and record were durable stay valid; a line evicted
+// (limbo) is not reused before its free record is durable, so no record maps stale data.
+TEST_F(CacheTest, CrashKeepsFlushedDirtyDataAndDurableCleanLines) {
+  CacheOptions o = Deterministic();
+  o.policies.admission = "always";
+  o.policies.sequential = SequentialOptions{.enabled = false};
+  h = std::make_unique<CacheHarness>(8 << 20, 64 << 20, Mode(CacheMode::kWriteBack), o);
+  h->open();
+  auto clean = Pattern(14, 0, 2 * kLine);
   h->core_mem.write_now(0, clean);
-  EXPECT_EQ(Read(0, kLine), clean);
+  EXPECT_EQ(Read(0, 2 * kLine), clean);
   auto dirty = Pattern(15, 7 * kLine, 8192);
   Write(7 * kLine, dirty);
   ASSERT_TRUE(testing::SyncFlush(h->loop, *h->cache).ok());
+  ASSERT_EQ(C().lines_used, 3u);
   h->crash_restart();
   EXPECT_FALSE(h->cache->info().was_clean_shutdown);
-  EXPECT_EQ(C().lines_used, 1u);
+  EXPECT_EQ(C().lines_used, 3u);
   EXPECT_EQ(C().lines_dirty, 1u);
   EXPECT_EQ(Read(7 * kLine, 8192), dirty);
-  EXPECT_EQ(Read(0, kLine), clean);
-  EXPECT_EQ(C().read_misses, 1u);
+  EXPECT_EQ(Read(0, 2 * kLine), clean);
+  EXPECT_EQ(C().read_misses, 0u);
+  EXPECT_EQ(C().read_hits, 2u);
+}
+
+// A full cache keeps one reserve line per 256 (at least one) durably free: a miss takes it while
+// its victim waits in limbo for a persist to make its free record durable (the victim's slot
+// takes no other block's data before that); then the victim's line is the new reserve.
+TEST_F(CacheTest, MissOnAFullCacheUsesTheReserveWhileTheVictimWaitsForItsFreeRecord) {
+  CacheOptions o = Deterministic();
+  o.policies.admission = "always";
+  o.policies.sequential = SequentialOptions{.enabled = false};
+  o.shards = 1;
+  h = std::make_unique<CacheHarness>(8 << 20, 64 << 20, Mode(CacheMode::kWriteThrough), o);
+  h->open();
+  const uint64_t lines = C().lines_total, capacity = lines - 1;  // 127 lines: reserve 1
+  auto data = Pattern(40, 0, (lines + 2) * kLine);
+  h->core_mem.write_now(0, data);
+  for (uint64_t l = 0; l < capacity; ++l) Read(l * kLine, kLine);
+  ASSERT_EQ(C().lines_used, capacity);
+  ASSERT_EQ(C().evictions, 0u);
+  ASSERT_TRUE(testing::SyncFlush(h->loop, *h->cache).ok());
+  for (uint64_t l = capacity; l < capacity + 3; ++l) {
+    EXPECT_EQ(Read(l * kLine, kLine),
+              std::vector<std::byte>(data.begin() + l * kLine, data.begin() + (l + 1) * kLine));
+  }
+  EXPECT_EQ(C().evictions, 3u);
+  EXPECT_EQ(C().lines_used, capacity);
+  // Warm after a crash: every line whose record was durable, the three victims' free records
+  // included, and the bytes are right.
+  h->crash_restart();
+  // No FLUSH since the three misses: a trust round made their records claim them (within
+  // trust_interval, which Read()'s run_until_idle lets pass in virtual time).
+  EXPECT_EQ(C().lines_used, capacity);
+  std::vector<std::byte> got((lines + 2) * kLine);
+  ASSERT_TRUE(testing::SyncRead(h->loop, *h->cache, 0, got).ok());
+  EXPECT_TRUE(got == data);
+}
+
+// Counts the flushes of the device it wraps, and records how many the SSD had seen when each
+// write reached it: tells whether a persist came between a request and its core write.
+class FlushOrderDevice : public DeviceWrapper {
+ public:
+  FlushOrderDevice(Device& target, const FlushOrderDevice* ssd)
+      : DeviceWrapper(target), ssd_(ssd) {}
+  uint64_t flushes = 0;
+  std::vector<uint64_t> ssd_flushes_at_write;
+
+ protected:
+  void write_impl(uint64_t offset, std::span<const std::byte> buf, WriteFlags flags,
+                  IoCallback cb) override {
+    if (ssd_ != nullptr) ssd_flushes_at_write.push_back(ssd_->flushes);
+    DeviceWrapper::write_impl(offset, buf, flags, std::move(cb));
+  }
+  void flush_impl(IoCallback cb) override {
+    ++flushes;
+    DeviceWrapper::flush_impl(std::move(cb));
+  }
+
+ private:
+  const FlushOrderDevice* ssd_;
+};
+
+// A trusted clean line (a trust round covered it) is made durably untrusted before a write
+// changes it: write-through and write-around issue their core write only after a persist. A
+// second write to the now untrusted line does not wait. The crash after it forgets the line
+// (untrusted) instead of trusting a copy that may differ from the core.
+TEST_F(CacheTest, WriteOverATrustedLineWaitsForItsUntrustToBeDurable) {
+  for (CacheMode mode : {CacheMode::kWriteThrough, CacheMode::kWriteAround}) {
+    SCOPED_TRACE(ModeName(mode));
+    CacheOptions o = Deterministic();
+    o.policies.admission = "always";
+    o.policies.sequential = SequentialOptions{.enabled = false};
+    h = std::make_unique<CacheHarness>(8 << 20, 64 << 20, Mode(mode), o);
+    FlushOrderDevice ssd(h->ssd_mem, nullptr), core(h->core_mem, &ssd);
+    h->ssd = &ssd;
+    h->core = &core;
+    h->open();
+    auto old_data = Pattern(50, 0, kLine);
+    h->core_mem.write_now(0, old_data);
+    EXPECT_EQ(Read(0, kLine), old_data);  // filled, then trusted by a round
+    ASSERT_EQ(C().lines_used, 1u);
+    ASSERT_EQ(C().lines_untrusted, 0u);
+    const uint64_t before = ssd.flushes;
+    auto new_data = Pattern(51, 0, 4096);
+    Write(0, new_data);
+    ASSERT_EQ(core.ssd_flushes_at_write.size(), 1u);
+    EXPECT_GT(core.ssd_flushes_at_write[0], before);  // the untrust persisted first
+    const uint64_t after_first = ssd.flushes;
+    Write(4096, new_data);
+    ASSERT_EQ(core.ssd_flushes_at_write.size(), 2u);
+    EXPECT_EQ(core.ssd_flushes_at_write[1], after_first);  // already durably untrusted
+    // Crash before any trust round: the line's clean copies are forgotten, and what is read is
+    // the core's (both writes landed on the memory devices).
+    h->crash_restart();
+    EXPECT_EQ(C().lines_used, 0u);
+    std::vector<std::byte> want = old_data;
+    std::copy(new_data.begin(), new_data.end(), want.begin());
+    std::copy(new_data.begin(), new_data.end(), want.begin() + 4096);
+    EXPECT_EQ(Read(0, kLine), want);
+    h->cache.reset();  // the restart opened on the wrappers: drop it before they go
+  }
+}
+
+// The hole the untrust closes: a write over a trusted clean line whose SSD half (or the SSD copy
+// left in place) reverts in a power cut while its core half survives, unflushed. Were the line
+// still trusted on the SSD, the reopened cache would serve the old copy while the core holds the
+// new data, and the sector would change again once the line is evicted.
+TEST_F(CacheTest, PowerCutAfterAWriteOverATrustedLineNeverServesTheOldCopy) {
+  for (CacheMode mode : {CacheMode::kWriteThrough, CacheMode::kWriteAround,
+                         CacheMode::kPassThrough}) {
+    SCOPED_TRACE(ModeName(mode));
+    CacheOptions o = Deterministic();
+    o.policies.admission = "always";
+    o.policies.sequential = SequentialOptions{.enabled = false};
+    h = std::make_unique<CacheHarness>(8 << 20, 64 << 20, Mode(CacheMode::kWriteThrough), o);
+    FaultInjectingDevice ssd(h->ssd_mem, "ssd");  // the core keeps every write at once
+    h->ssd = &ssd;
+    h->open();
+    auto old_data = Pattern(60, 0, kLine);
+    h->core_mem.write_now(0, old_data);
+    EXPECT_EQ(Read(0, kLine), old_data);
+    ASSERT_EQ(C().lines_untrusted, 0u);
+    ASSERT_TRUE(testing::SyncSetMode(h->loop, *h->cache, mode, false).ok());
+    auto new_data = Pattern(61, 0, 4096);
+    Write(0, new_data);
+    int cut = 0;
+    {
+      EventLoop::ScopedCurrent scope(&h->loop);
+      ssd.power_cut([&](Status s) { cut += s.ok(); });
+    }
+    h->loop.run_until([&] { return cut == 1; });
+    (void)testing::SyncClose(h->loop, *h->cache);  // fails: the SSD is off
+    h->cache.reset();
+    ssd.reset();
+    h->open();
+    EXPECT_EQ(Read(0, 4096), new_data);
+    ASSERT_TRUE(testing::SyncCleanAll(h->loop, *h->cache).ok());
+    EXPECT_EQ(Read(0, 4096), Core(0, 4096));
+    h->cache.reset();  // opened on the wrapper: drop it before the wrapper goes
+  }
+}
+
+// lines_untrusted counts lines a crash would forget now; trust_interval 0 never trusts them
+// before a clean close, so a crash comes back without its clean lines (the old behaviour).
+TEST_F(CacheTest, WithoutTrustRoundsACrashForgetsCleanLines) {
+  CacheOptions o = Deterministic();
+  o.policies.admission = "always";
+  o.policies.sequential = SequentialOptions{.enabled = false};
+  o.trust_interval = Nanos(0);
+  h = std::make_unique<CacheHarness>(8 << 20, 64 << 20, Mode(CacheMode::kWriteThrough), o);
+  h->open();
+  auto data = Pattern(52, 0, 3 * kLine);
+  h->core_mem.write_now(0, data);
+  EXPECT_EQ(Read(0, 3 * kLine), data);
+  EXPECT_EQ(C().lines_used, 3u);
+  EXPECT_EQ(C().lines_untrusted, 3u);
+  h->crash_restart();
+  EXPECT_EQ(C().lines_used, 0u);
+  EXPECT_EQ(Read(0, 3 * kLine), data);
+  // A clean close trusts them all.
+  h->restart();
+  EXPECT_EQ(C().lines_used, 3u);
+  EXPECT_EQ(C().lines_untrusted, 0u);
 }
 
 TEST_F(CacheTest, FuaWriteIsDurableWithoutFlush) {
@@ -324,7 +495,7 @@ TEST_F(CacheTest, RefusedWriteDoesNotWakeTheCleaner) {
   // Fills every free line of every shard with clean data (shards fill unevenly: read 4x).
   for (uint64_t i = 0; i < 4 * lines; ++i) Read(i * kLine, 4096);
   h->loop.run_until_idle();
-  ASSERT_EQ(C().lines_used, lines);
+  ASSERT_EQ(C().lines_used, lines - 4);  // each of the 4 shards keeps a reserve line free
   auto counter = [&](bool cleaning, std::string_view name) {
     PolicyReport r = h->cache->policy_report();
     return CounterOf(cleaning ? r.cleaning_counters : r.admission_counters, name);

@@ -7,6 +7,7 @@
 
 #include "cachelib/engine/cleaner.h"
 #include "cachelib/engine/policy_set.h"
+#include "cachelib/engine/trust_flusher.h"
 
 namespace tiercache {
 
@@ -23,6 +24,7 @@ Engine::Engine(Device& ssd_dev, Device& core_dev, std::unique_ptr<MetadataStore>
       sequential(policies.sequential),
       dirty_epochs(opts.cleaning_options.max_dirty_age / 2, opts.background_loop->clock().now()) {
   cleaner = std::make_unique<Cleaner>(*this);
+  trust_flusher = std::make_unique<TrustFlusher>(*this, *opts.background_loop, opts.trust_interval);
 }
 
 Engine::~Engine() = default;
@@ -41,18 +43,17 @@ Status Engine::init() {
     if (!made.ok()) return made.status();
     shards_.push_back(std::make_unique<Shard>(uint32_t(first), count, sectors_per_line,
                                               std::move(made->replacement),
-                                              std::move(made->admission)));
+                                              std::move(made->admission),
+                                              options.trust_interval > Nanos(0)));
   }
   return Status::Ok();
 }
 
 void Engine::load_records() {
-  const bool trust_clean = store->info().was_clean_shutdown;
+  // Clean records are trusted after a crash too: a record claims a clean sector only once a core
+  // flush and an SSD flush covered it, and stops claiming it durably before either copy changes.
   // Single-threaded here (no request yet), but the shard's state is guarded by its lock.
-  store->for_each_loaded([&](uint64_t id, const LineRecord& loaded) {
-    LineRecord rec = loaded;
-    // After a crash only dirty sectors are trusted: a clean copy may predate an unflushed write.
-    if (!trust_clean) rec.valid = rec.dirty;
+  store->for_each_loaded([&](uint64_t id, const LineRecord& rec) {
     if (rec.valid.none()) return;
     Shard& shard = shard_of(uint32_t(id));
     std::lock_guard lock(shard.mu);
@@ -74,7 +75,7 @@ void Engine::fill_records(uint64_t first, std::span<LineRecord> out) {
     std::lock_guard lock(shard.mu);
     for (; i < out.size() && shard.owns(uint32_t(first + i)); ++i) {
       LineRecord rec = shard.record(uint32_t(first + i));
-      // A line without valid sectors (being filled, or invalidated) is persisted as free.
+      // A line claiming no sector (being filled, untrusted and clean, in limbo) is persisted free.
       out[i] = rec.valid.any() ? rec : LineRecord{};
     }
   }
@@ -88,11 +89,130 @@ bool Engine::can_reuse(Shard& shard, uint32_t id) const {
 uint32_t Engine::allocate_line(Shard& shard, uint64_t core_line) {
   shard.release_durable(persist_completed_.load(std::memory_order_acquire));
   bool evicted = false;
+  uint32_t to_limbo = Shard::kNoLine;
   uint32_t id = shard.allocate(
-      core_line, [&](uint32_t l) { return can_reuse(shard, l); }, &evicted);
+      core_line, [&](uint32_t l) { return can_reuse(shard, l); }, &to_limbo, &evicted);
   if (evicted) EngineCounters::add(counters.evictions);
-  if (id != Shard::kNoLine) note_changed(id);
+  if (to_limbo != Shard::kNoLine) {
+    {
+      // As in set_dirty: the epoch read with the mark says which persist frees it.
+      std::lock_guard lock(persist_mu_);
+      store->mark_changed(to_limbo);
+      shard.add_limbo(to_limbo, persist_started_ + 1);
+    }
+    request_persist();
+  } else if (id == Shard::kNoLine && shard.limbo_lines() > 0) {
+    request_persist();  // the reserve is in limbo: free it
+  }
+  if (id != Shard::kNoLine) {
+    note_changed(id);
+    trust_flusher->note_untrusted();  // a new line is untrusted until a trust round
+  }
   return id;
+}
+
+uint32_t Engine::move_to_new_line(Shard& shard, uint32_t id) {
+  shard.release_durable(persist_completed_.load(std::memory_order_acquire));
+  const uint32_t moved = shard.move_to_new_line(id);
+  if (moved == Shard::kNoLine) return moved;
+  {
+    std::lock_guard lock(persist_mu_);
+    store->mark_changed(id);
+    shard.add_limbo(id, persist_started_ + 1);
+  }
+  note_changed(moved);
+  request_persist();
+  trust_flusher->note_untrusted();
+  return moved;
+}
+
+uint64_t Engine::untrust(Shard& shard, uint32_t id) {
+  // Every change of a line's data asks for a round: rounds never re-arm themselves (a failing
+  // device would keep them going, and virtual-time tests would never go idle).
+  trust_flusher->note_untrusted();
+  if (shard.untrust_durable(id)) {
+    shard.mark_untrusted(id);  // no longer a trust candidate
+    return 0;
+  }
+  if (!shard.mark_untrusted(id)) return shard.untrust_need();  // untrusted, not durably yet
+  std::lock_guard lock(persist_mu_);
+  store->mark_changed(id);
+  const uint64_t need = persist_started_ + 1;
+  shard.add_untrusting(id, need);
+  return need;
+}
+
+void Engine::note_changed(uint32_t id) { store->mark_changed(id); }
+
+void Engine::request_persist() {
+  if (persist_requested_.exchange(true, std::memory_order_acq_rel)) return;
+  inflight.fetch_add(1, std::memory_order_relaxed);
+  // Not inline: the caller holds a shard lock, and a persist round takes shard locks.
+  options.background_loop->post([this] {
+    persist_requested_.store(false, std::memory_order_release);
+    persist([this](Status) { inflight.fetch_sub(1, std::memory_order_release); });
+  });
+}
+
+uint64_t Engine::mark_trust_candidates() {
+  uint64_t marked = 0;
+  const uint64_t completed = persist_completed_.load(std::memory_order_acquire);
+  for (auto& shard : shards_) {
+    std::lock_guard lock(shard->mu);
+    shard->release_durable(completed);
+    marked += shard->mark_trust_candidates();
+  }
+  return marked;
+}
+
+void Engine::trust_round(IoCallback done) {
+  bool untrust_pending = false;
+  for (auto& shard : shards_) {
+    std::lock_guard lock(shard->mu);
+    untrust_pending |= !persisted(shard->untrust_need());
+  }
+  // Only a durable untrust may be undone (Shard::mark_trust_candidates): persist those first.
+  if (untrust_pending) {
+    return persist([this, done = std::move(done)](Status s) mutable {
+      if (!s.ok()) return done(std::move(s));
+      if (mark_trust_candidates() == 0) return done(Status::Ok());
+      trust_after_core_flush(std::move(done));
+    });
+  }
+  if (mark_trust_candidates() == 0) return done(Status::Ok());
+  trust_after_core_flush(std::move(done));
+}
+
+void Engine::trust_after_core_flush(IoCallback done) {
+  // The candidates' SSD copies become durable with the persist's first flush; their core copies
+  // (what a fill read, what a write-through wrote) with this one.
+  core.flush([this, done = std::move(done)](Status s) mutable {
+    if (!s.ok()) return done(std::move(s));
+    uint64_t trusted = 0;
+    for (auto& shard : shards_) {
+      std::lock_guard lock(shard->mu);
+      trusted += shard->trust_candidates([this](uint32_t id) { note_changed(id); });
+    }
+    if (trusted == 0) return done(Status::Ok());
+    persist(std::move(done));
+  });
+}
+
+void Engine::trust_all_idle() {
+  for (auto& shard : shards_) {
+    std::lock_guard lock(shard->mu);
+    shard->mark_trust_candidates(/*durable_only=*/false);
+    shard->trust_candidates([this](uint32_t id) { note_changed(id); });
+  }
+}
+
+uint64_t Engine::untrusted_lines() {
+  uint64_t n = 0;
+  for (auto& shard : shards_) {
+    std::lock_guard lock(shard->mu);
+    n += shard->untrusted_lines();
+  }
+  return n;
 }
 
 void Engine::set_dirty(Shard& shard, uint32_t id, const SectorBits& dirty) {

@@ -18,6 +18,7 @@
 namespace tiercache {
 
 class Cleaner;
+class TrustFlusher;
 
 class Engine {
  public:
@@ -38,6 +39,8 @@ class Engine {
   SsdHealth ssd_health{options.ssd_error_threshold, options.ssd_error_window};
   std::atomic<CacheMode> mode;
   std::unique_ptr<Cleaner> cleaner;
+  // Runs trust rounds (trust_round) on the background loop while lines are untrusted.
+  std::unique_ptr<TrustFlusher> trust_flusher;
   // Decides which requests belong to long sequential streams and bypass the cache.
   SequentialDetector sequential;
   // When lines became dirty, coarsely: the cleaner's age bound.
@@ -50,8 +53,9 @@ class Engine {
 
   // Builds the shards and their policies; InvalidArgument for an unknown policy name.
   Status init();
-  // Loads shard state from the store's records (masking to dirty sectors after unclean shutdown),
-  // then hands the store the engine's live state as its record source.
+  // Loads shard state from the store's records (every record is trusted, after a crash too: see
+  // docs/io-paths.md "Warm after a crash"), then hands the store the engine's live state as its
+  // record source.
   void load_records();
 
   Shard& shard_for(uint64_t core_line) {
@@ -66,15 +70,34 @@ class Engine {
 
   // REQUIRES shard.mu. True if line `id` may be reused for another core line now.
   bool can_reuse(Shard& shard, uint32_t id) const;
-  // REQUIRES shard.mu. Maps core_line to a line (free or evicted), counting evictions; kNoLine if
-  // none can be had.
+  // REQUIRES shard.mu. Maps core_line to a durably free line (Shard::allocate), counting
+  // evictions and staging the free record of a victim that went to limbo; kNoLine if none can be
+  // had now.
   uint32_t allocate_line(Shard& shard, uint64_t core_line);
+  // REQUIRES shard.mu. Line `id`'s clean data is about to change or just changed: its record stops
+  // claiming clean sectors. Returns the persist epoch after which no durable record trusts them
+  // (0: none does now).
+  uint64_t untrust(Shard& shard, uint32_t id);
+  // REQUIRES shard.mu. Shard::move_to_new_line, staging the old line's free record (limbo).
+  // Returns the new line, or kNoLine when none is free.
+  uint32_t move_to_new_line(Shard& shard, uint32_t id);
+  // True once persist epoch `need` has completed (0 is always complete).
+  bool persisted(uint64_t need) const {
+    return persist_completed_.load(std::memory_order_acquire) >= need;
+  }
+  // Trust round: persists pending untrusts, marks untrusted lines, flushes the core, trusts the
+  // lines no change touched meanwhile and persists their records (docs/io-paths.md).
+  void trust_round(IoCallback done);
+  // At close, with nothing in flight and the core flushed: trusts every line.
+  void trust_all_idle();
+  // Lines whose clean copies a crash would forget now (untrusted).
+  uint64_t untrusted_lines();
   // REQUIRES shard.mu. Sets line `id`'s dirty sectors to `dirty`: updates the dirty bitmap, the
   // counters, and marks the record for the next persist().
   void set_dirty(Shard& shard, uint32_t id, const SectorBits& dirty);
   // REQUIRES shard.mu. Line `id`'s valid sectors or mapping changed without a dirty change: its
   // record is rewritten at the next persist.
-  void note_changed(uint32_t id) { store->mark_changed(id); }
+  void note_changed(uint32_t id);
   // Policy names in use, and their counters summed over shards.
   void visit_policy_counters(const CounterVisitor& visit_admission,
                              const CounterVisitor& visit_replacement) const;
@@ -94,6 +117,13 @@ class Engine {
 
  private:
   void fill_records(uint64_t first, std::span<LineRecord> out);
+  // Starts a persist soon on the background loop (one at a time), for lines in limbo.
+  void request_persist();
+  // Marks the untrusted lines of every shard as trust candidates; returns how many.
+  uint64_t mark_trust_candidates();
+  // Flushes the core, then trusts the candidates no change touched and persists them.
+  void trust_after_core_flush(IoCallback done);
+  std::atomic<bool> persist_requested_{false};
 
   std::vector<std::unique_ptr<Shard>> shards_;
   uint32_t lines_per_shard_ = 1;

@@ -1,5 +1,6 @@
 #include "cachelib/engine/io_paths.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "cachelib/engine/partial_sectors.h"
@@ -25,6 +26,36 @@ void LockThen(Request& req, const Segment& seg, bool exclusive, EventLoop::Task 
     };
   }
   LockLineThen(req.engine, req.loop, seg.core_line, exclusive, std::move(then));
+}
+
+void UntrustThen(Request& req, const Segment& seg, bool ssd_only, EventLoop::Task then) {
+  Engine& e = req.engine;
+  Shard& shard = e.shard_for(seg.core_line);
+  uint64_t need = 0;
+  bool moved = false;
+  {
+    std::lock_guard lock(shard.mu);
+    if (shard.in_limbo(seg.core_line)) need = shard.limbo_need();
+    uint32_t id = shard.lookup(seg.core_line);
+    if (id != Shard::kNoLine) {
+      const bool overwrites_clean = (shard.valid(id) & ~shard.dirty(id) & seg.mask()).any();
+      // A write-back write of the whole line changes no core data: it can go to a fresh line
+      // while the old one waits in limbo, instead of waiting for the untrust.
+      if (overwrites_clean && ssd_only && seg.sectors == e.sectors_per_line &&
+          !shard.untrust_durable(id) && !shard.any_dirty(id) && !shard.durable_dirty(id)) {
+        moved = e.move_to_new_line(shard, id) != Shard::kNoLine;
+      }
+      if (!moved) {
+        const uint64_t untrusted = e.untrust(shard, id);
+        if (overwrites_clean) need = std::max(need, untrusted);
+      }
+    }
+  }
+  if (moved) return then();
+  // A failed SSD cannot record the untrust; its copies stay out of the path (ssd_health.h).
+  if (e.persisted(need) || e.ssd_health.failed()) return then();
+  // Should the persist fail, the write still goes ahead: a wt volume must outlive its SSD.
+  e.persist([then = std::move(then)](Status) mutable { then(); });
 }
 
 void UnlockLine(Engine& engine, uint64_t core_line, bool exclusive) {
@@ -139,6 +170,7 @@ void FinishCoreAndSsdWrite(Request& req, const Segment& seg, bool on_ssd, uint32
     shard.set_clean_pending(line_id, false);
     if (core_status.ok()) {
       shard.set_valid(line_id, shard.valid(line_id) | seg.mask());
+      e.untrust(shard, line_id);  // new clean data: trusted after the next trust round
       e.note_changed(line_id);
     } else {
       InvalidateClean(e, shard, line_id, seg.mask());

@@ -21,6 +21,13 @@ void WriteSegmentPt(Request& req, const Segment& seg);
 void DiscardSegment(Request& req, const Segment& seg);
 void WriteZeroesSegment(Request& req, const Segment& seg);
 
+// Under the segment's exclusive lock, before a write changes its sectors on the SSD or the core:
+// the line becomes untrusted, and if a durable record may trust a clean copy of those sectors
+// (the line's, or a limbo line's for the same core line), `then` waits for a persist that stops
+// it (docs/io-paths.md "Warm after a crash"); otherwise it runs inline. `ssd_only` (write-back):
+// a write of a whole trusted line moves the block to a fresh line instead of waiting.
+void UntrustThen(Request& req, const Segment& seg, bool ssd_only, EventLoop::Task then);
+
 // Runs `then` on `loop` once `core_line` is locked (inline if free now).
 void LockLineThen(Engine& engine, EventLoop* loop, uint64_t core_line, bool exclusive,
                   EventLoop::Task then);

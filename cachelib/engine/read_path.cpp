@@ -45,6 +45,8 @@ void FillAfterReply(Engine& e, Segment seg, SectorBits fill, AlignedBuffer data)
       std::lock_guard lock(sh.mu);
       // Still ours: the shared lock kept writers out and the line from being evicted.
       sh.set_valid(line_id, sh.valid(line_id) | fill);
+      // What the core returned may be an unflushed write: trusted after a core flush covers it.
+      e.untrust(sh, line_id);
       e.note_changed(line_id);
     }
     UnlockLine(e, seg.core_line, false);

@@ -1,6 +1,7 @@
 #include "cachelib/engine/shard.h"
 
 #include <bit>
+#include <algorithm>
 #include <cassert>
 
 namespace tiercache {
@@ -12,12 +13,16 @@ constexpr uint32_t kMaxVictimScan = 64;
 
 Shard::Shard(uint32_t first_id, uint32_t count, uint32_t sectors_per_line,
              std::unique_ptr<ReplacementPolicy> replacement,
-             std::unique_ptr<AdmissionPolicy> admission)
+             std::unique_ptr<AdmissionPolicy> admission, bool keep_reserve)
     : first_id_(first_id),
+      reserve_(keep_reserve ? std::min(std::max<uint32_t>(count / 256, 1),
+                                       std::min<uint32_t>(count / 2, 256))
+                            : 0),
       slots_(count, sectors_per_line),
       index_(count),
       free_map_((size_t{count} + 63) / 64, ~uint64_t{0}),
       dirty_map_((size_t{count} + 63) / 64, 0),
+      free_count_(count),
       replacement_(std::move(replacement)),
       admission_(std::move(admission)),
       locks_(256) {
@@ -34,6 +39,19 @@ uint32_t Shard::lookup(uint64_t core_line) const {
   return slot == LineIndex::kNotFound ? kNoLine : first_id_ + slot;
 }
 
+bool Shard::in_limbo(uint64_t core_line) const {
+  return index_.find(core_line | kLimboKey, slots_) != LineIndex::kNotFound;
+}
+
+void Shard::move_to_limbo(uint32_t slot) {
+  const uint64_t core_line = slots_.core_line(slot);
+  assert(core_line < kLimboKey);
+  index_.erase(core_line, slot, slots_);
+  slots_.assign(slot, core_line | kLimboKey);
+  slots_.set_limbo(slot, true);
+  index_.insert(core_line | kLimboKey, slot);
+}
+
 void Shard::touch(uint32_t id, bool is_write) {
   replacement_->on_hit(local(id));
   admission_->on_hit(core_line(id), is_write);
@@ -43,7 +61,7 @@ bool Shard::admit(uint64_t core_line, bool is_write) {
   return admission_->admit({.block = core_line,
                             .is_write = is_write,
                             .used = used_,
-                            .capacity = slots_.size()});
+                            .capacity = capacity()});
 }
 
 uint32_t Shard::take_free_line() {
@@ -56,40 +74,177 @@ uint32_t Shard::take_free_line() {
     if (bits == 0) continue;
     uint32_t slot = uint32_t(w * 64 + std::countr_zero(bits));
     Assign(free_map_, slot, false);
+    --free_count_;
     free_cursor_ = slot + 1 == slots_.size() ? 0 : slot + 1;
     return slot;
   }
   return LineIndex::kNotFound;
 }
 
+void Shard::evict(uint32_t slot) {
+  const uint64_t old = slots_.core_line(slot);
+  assert(!slots_.any_dirty(slot));
+  replacement_->on_evict(slot, old);
+  admission_->on_evict(old);
+  --used_;
+  if (slots_.untrusted(slot)) --untrusted_count_;
+}
+
+void Shard::free_slot(uint32_t slot) {
+  index_.erase(slots_.core_line(slot), slot, slots_);
+  slots_.clear(slot);
+  Assign(free_map_, slot, true);
+  ++free_count_;
+}
+
 uint32_t Shard::allocate(uint64_t core_line, const std::function<bool(uint32_t)>& can_reuse,
-                         bool* evicted) {
+                         uint32_t* to_limbo, bool* evicted) {
   *evicted = false;
-  uint32_t slot = used_ < slots_.size() ? take_free_line() : LineIndex::kNotFound;
-  if (slot == LineIndex::kNotFound) {
+  *to_limbo = kNoLine;
+  if (in_limbo(core_line)) return kNoLine;
+  // A victim no durable record trusts can take other data at once.
+  auto unclaimed = [&](uint32_t s) { return slots_.untrusted(s) && slots_.untrust_durable(s); };
+  if (free_count_ == 0) {
+    // The reserve is all in limbo (a persist is on its way): only an unclaimed victim will do.
+    auto victim = replacement_->pick_victim(
+        [&](uint32_t s) { return can_reuse(first_id_ + s) && unclaimed(s); }, kMaxVictimScan);
+    if (!victim) return kNoLine;
+    evict(*victim);
+    *evicted = true;
+    free_slot(*victim);
+  } else if (used_ >= capacity()) {
+    // Full: make room first, as the policy expects. A victim a durable record may still trust
+    // waits in limbo for its free record, and the new line comes from the reserve meanwhile.
     auto victim = replacement_->pick_victim(
         [&](uint32_t s) { return can_reuse(first_id_ + s); }, kMaxVictimScan);
-    if (!victim) return kNoLine;
-    slot = *victim;
-    const uint64_t old = slots_.core_line(slot);
-    assert(!slots_.any_dirty(slot));
-    index_.erase(old, slot, slots_);
-    replacement_->on_evict(slot, old);
-    admission_->on_evict(old);
-    --used_;
-    *evicted = true;
+    if (victim) {
+      evict(*victim);
+      *evicted = true;
+      if (unclaimed(*victim)) {
+        free_slot(*victim);
+      } else {
+        move_to_limbo(*victim);
+        *to_limbo = first_id_ + *victim;
+      }
+    }
   }
+  const uint32_t slot = take_free_line();
+  if (slot == LineIndex::kNotFound) return kNoLine;
   slots_.assign(slot, core_line);
+  slots_.set_untrusted(slot, true);
+  slots_.set_untrust_durable(slot, true);
+  ++untrusted_count_;
+  list_untrusted(slot);
   index_.insert(core_line, slot);
   replacement_->on_insert(slot, core_line);
   ++used_;
   return first_id_ + slot;
 }
 
+uint32_t Shard::move_to_new_line(uint32_t id) {
+  const uint32_t old_slot = local(id);
+  const uint64_t core_line = slots_.core_line(old_slot);
+  assert(!slots_.any_dirty(old_slot));
+  const uint32_t slot = take_free_line();
+  if (slot == LineIndex::kNotFound) return kNoLine;
+  // The block stays cached and admitted; only its place changes (the policy restarts it).
+  replacement_->on_evict(old_slot, core_line);
+  if (slots_.untrusted(old_slot)) --untrusted_count_;
+  move_to_limbo(old_slot);
+  slots_.assign(slot, core_line);
+  slots_.set_untrusted(slot, true);
+  slots_.set_untrust_durable(slot, true);
+  ++untrusted_count_;
+  list_untrusted(slot);
+  index_.insert(core_line, slot);
+  replacement_->on_insert(slot, core_line);
+  return first_id_ + slot;
+}
+
+void Shard::add_limbo(uint32_t id, uint64_t need) {
+  limbo_.push_back({id, need});
+  limbo_need_ = std::max(limbo_need_, need);
+}
+
+bool Shard::mark_untrusted(uint32_t id) {
+  const uint32_t slot = local(id);
+  slots_.set_trust_candidate(slot, false);
+  if (slots_.untrusted(slot)) return false;
+  slots_.set_untrusted(slot, true);
+  slots_.set_untrust_durable(slot, false);
+  ++untrusted_count_;
+  list_untrusted(slot);
+  return true;
+}
+
+void Shard::add_untrusting(uint32_t id, uint64_t need) {
+  untrusting_.push_back({id, need});
+  untrust_need_ = std::max(untrust_need_, need);
+}
+
+void Shard::list_untrusted(uint32_t slot) {
+  if (slots_.listed(slot)) return;
+  slots_.set_listed(slot, true);
+  untrusted_list_.push_back(slot);
+  // Freed and re-untrusted lines leave stale entries: keep the list within twice the lines.
+  if (untrusted_list_.size() > 2 * size_t{slots_.size()} + 64) compact_untrusted();
+}
+
+void Shard::compact_untrusted() {
+  size_t kept = 0;
+  for (uint32_t slot : untrusted_list_) {
+    // The first entry of a listed untrusted line is kept; clearing `listed` drops later ones.
+    if (slots_.in_use(slot) && !slots_.limbo(slot) && slots_.untrusted(slot) &&
+        slots_.listed(slot)) {
+      slots_.set_listed(slot, false);
+      untrusted_list_[kept++] = slot;
+    }
+  }
+  untrusted_list_.resize(kept);
+  for (uint32_t slot : untrusted_list_) slots_.set_listed(slot, true);
+}
+
+uint64_t Shard::mark_trust_candidates(bool durable_only) {
+  compact_untrusted();
+  uint64_t marked = 0;
+  for (uint32_t slot : untrusted_list_) {
+    // Only a durable untrust may be undone: trusting earlier could let a late release mark a
+    // newer untrust durable.
+    if ((durable_only && !slots_.untrust_durable(slot)) ||
+        locks_.is_locked(slots_.core_line(slot))) {
+      continue;
+    }
+    slots_.set_trust_candidate(slot, true);
+    ++marked;
+  }
+  return marked;
+}
+
+uint64_t Shard::trust_candidates(const std::function<void(uint32_t)>& changed) {
+  uint64_t trusted = 0;
+  for (uint32_t slot : untrusted_list_) {
+    if (!slots_.in_use(slot) || slots_.limbo(slot) || !slots_.trust_candidate(slot) ||
+        !slots_.untrusted(slot) || locks_.is_locked(slots_.core_line(slot)) ||
+        in_limbo(slots_.core_line(slot))) {
+      continue;  // (a limbo copy of its block: two clean records must never map one block)
+    }
+    slots_.set_trust_candidate(slot, false);
+    slots_.set_untrusted(slot, false);
+    slots_.set_untrust_durable(slot, false);
+    slots_.set_listed(slot, false);
+    --untrusted_count_;
+    ++trusted;
+    changed(first_id_ + slot);
+  }
+  compact_untrusted();
+  return trusted;
+}
+
 void Shard::install(uint32_t id, const LineRecord& record) {
   uint32_t slot = local(id);
   assert(!slots_.in_use(slot) && Test(free_map_, slot));
   Assign(free_map_, slot, false);
+  --free_count_;
   slots_.assign(slot, record.core_line);
   slots_.set_valid(slot, record.valid);
   index_.insert(record.core_line, slot);
@@ -126,6 +281,25 @@ void Shard::release_durable(uint64_t completed_epoch) {
     }
   }
   clean_staged_.resize(kept);
+  // Untrusts first: a limbo line released below may be reused at once.
+  kept = 0;
+  for (const Pending& p : untrusting_) {
+    if (p.need > completed_epoch) {
+      untrusting_[kept++] = p;
+    } else if (slots_.untrusted(local(p.id))) {
+      slots_.set_untrust_durable(local(p.id), true);
+    }
+  }
+  untrusting_.resize(kept);
+  kept = 0;
+  for (const Pending& p : limbo_) {
+    if (p.need > completed_epoch) {
+      limbo_[kept++] = p;
+    } else {
+      free_slot(local(p.id));
+    }
+  }
+  limbo_.resize(kept);
 }
 
 void Shard::collect_dirty(std::vector<uint64_t>& out, size_t max, int epoch) {
@@ -146,7 +320,9 @@ void Shard::collect_dirty(std::vector<uint64_t>& out, size_t max, int epoch) {
 uint64_t Shard::memory_size() const {
   return sizeof(*this) + slots_.memory_size() + index_.memory_size() +
          (free_map_.capacity() + dirty_map_.capacity()) * sizeof(uint64_t) +
-         clean_staged_.capacity() * sizeof(CleanStaged) + replacement_->memory_size() +
+         clean_staged_.capacity() * sizeof(CleanStaged) +
+         (limbo_.capacity() + untrusting_.capacity()) * sizeof(Pending) +
+         untrusted_list_.capacity() * sizeof(uint32_t) + replacement_->memory_size() +
          admission_->memory_size();
 }
 

@@ -23,8 +23,11 @@ class Shard {
  public:
   static constexpr uint32_t kNoLine = ~uint32_t{0};
 
+  // `keep_reserve`: hold count/256 lines (1..256) durably free for misses while victims wait in
+  // limbo (only worth it when lines get trusted: CacheOptions::trust_interval > 0).
   Shard(uint32_t first_id, uint32_t count, uint32_t sectors_per_line,
-        std::unique_ptr<ReplacementPolicy> replacement, std::unique_ptr<AdmissionPolicy> admission);
+        std::unique_ptr<ReplacementPolicy> replacement, std::unique_ptr<AdmissionPolicy> admission,
+        bool keep_reserve = true);
 
   std::mutex mu;
 
@@ -34,10 +37,30 @@ class Shard {
   void touch(uint32_t id, bool is_write);
   // Asks the admission policy whether a miss of `core_line` deserves a line.
   bool admit(uint64_t core_line, bool is_write);
-  // Maps `core_line` to a free line, or evicts one for which can_reuse(id) holds; kNoLine if none.
-  // The new line has no valid sectors.
+  // Maps `core_line` to a durably free line, first evicting a line for which can_reuse(id) holds
+  // when capacity() lines are in use. A victim the SSD may still hold a trusted record of goes to
+  // limbo (*to_limbo set): the caller stages its free record and calls add_limbo(); meanwhile the
+  // reserve serves. kNoLine when the whole reserve is in limbo and no unclaimed victim exists, or
+  // when `core_line` itself is in limbo (two records must never map one core line). The new line
+  // has no valid sectors and is untrusted, durably (its SSD record is free).
   uint32_t allocate(uint64_t core_line, const std::function<bool(uint32_t)>& can_reuse,
-                    bool* evicted);
+                    uint32_t* to_limbo, bool* evicted);
+  // Lines the policies fill: all but the reserve kept durably free, so a miss does not wait for
+  // the persist that frees its victim.
+  uint32_t capacity() const { return slots_.size() - reserve_; }
+  // Write-back over a whole trusted line: maps the line's core line to a fresh (durably free,
+  // untrusted) line instead and puts line `id` in limbo, so the write need not wait for an
+  // untrust persist; the caller stages `id`'s free record and calls add_limbo(). A crash before
+  // that record is durable leaves a clean record and a dirty one for the block: the load keeps
+  // the dirty one. kNoLine if no free line. REQUIRES: `id` has no dirty sectors.
+  uint32_t move_to_new_line(uint32_t id);
+  // Evicted line `id` is free once persist epoch `need` has completed.
+  void add_limbo(uint32_t id, uint64_t need);
+  // True if `core_line`'s last line is in limbo: the SSD may still trust it, so the core line
+  // may be neither written on the core nor mapped again before limbo_need() completes.
+  bool in_limbo(uint64_t core_line) const;
+  uint64_t limbo_need() const { return limbo_need_; }
+  uint64_t limbo_lines() const { return limbo_.size(); }
   // Makes a free line hold `record` (used at load).
   void install(uint32_t id, const LineRecord& record);
 
@@ -61,7 +84,31 @@ class Shard {
   // A line whose durable record may still say dirty became clean at persist epoch `epoch`; once a
   // later persist completes, release_durable() lets it be reused.
   void note_clean_staged(uint32_t id, uint64_t epoch) { clean_staged_.push_back({id, epoch}); }
+  // Applies what persist `completed_epoch` made durable: staged clean lines, limbo lines, untrusts.
   void release_durable(uint64_t completed_epoch);
+
+  // Warm after a crash (docs/io-paths.md). An untrusted line's record claims only its dirty
+  // sectors; a trust round (Engine::trust_round) trusts it again once a core flush covers it.
+  bool untrusted(uint32_t id) const { return slots_.untrusted(local(id)); }
+  // No durable record trusts the line's clean copies: writing them needs no persist first.
+  bool untrust_durable(uint32_t id) const {
+    return slots_.untrusted(local(id)) && slots_.untrust_durable(local(id));
+  }
+  // The line's clean data changes or is about to: untrusted (if not yet), no trust candidate.
+  // Returns true if it was trusted: the caller stages the record and calls add_untrusting().
+  bool mark_untrusted(uint32_t id);
+  // The untrust of line `id` is durable once persist epoch `need` completes.
+  void add_untrusting(uint32_t id, uint64_t need);
+  // The persist epoch after which every untrust staged so far is durable.
+  uint64_t untrust_need() const { return untrust_need_; }
+  // Trust round, before its core flush: marks untrusted, unlocked lines (only durably untrusted
+  // ones when `durable_only`). Returns how many.
+  uint64_t mark_trust_candidates(bool durable_only = true);
+  // Trust round, after its core flush: trusts the candidates no change touched since, calling
+  // changed(id) for each (its record now claims its clean sectors). Returns how many.
+  uint64_t trust_candidates(const std::function<void(uint32_t)>& changed);
+  // Lines untrusted now (some may be waiting for their untrust to be durable).
+  uint64_t untrusted_lines() const { return untrusted_count_; }
 
   // Appends the core lines of up to `max` dirty lines (of dirty epoch `epoch` only, if >= 0),
   // continuing where the last call stopped.
@@ -87,12 +134,29 @@ class Shard {
     uint32_t id;
     uint64_t epoch;
   };
+  struct Pending {
+    uint32_t id;
+    uint64_t need;  // persist epoch that makes it durable
+  };
   uint32_t local(uint32_t id) const { return id - first_id_; }
   uint32_t take_free_line();
+  // Unmaps line `slot` (clean, unused) from the policies; the caller frees it or puts it in limbo.
+  void evict(uint32_t slot);
+  // Limbo lines are indexed under their core line with this bit set: a lookup never finds them,
+  // in_limbo() does, and the block itself may be mapped again (move_to_new_line).
+  static constexpr uint64_t kLimboKey = uint64_t{1} << 47;
+  void move_to_limbo(uint32_t slot);
+  // Returns line `slot` to the free map.
+  void free_slot(uint32_t slot);
+  // Drops stale and duplicate entries of untrusted_list_.
+  void compact_untrusted();
+  // Lines untrusted since the last trust round's check.
+  void list_untrusted(uint32_t slot);
   static bool Test(const std::vector<uint64_t>& bits, uint32_t i) { return bits[i / 64] >> (i % 64) & 1; }
   static void Assign(std::vector<uint64_t>& bits, uint32_t i, bool on);
 
   const uint32_t first_id_;
+  const uint32_t reserve_;
   SlotTable slots_;
   LineIndex index_;
   std::vector<uint64_t> free_map_;   // bit per line: free
@@ -101,6 +165,12 @@ class Shard {
   uint64_t used_ = 0, dirty_count_ = 0;
   std::array<uint64_t, 4> dirty_per_epoch_{};
   std::vector<CleanStaged> clean_staged_;
+  std::vector<Pending> limbo_;        // evicted lines a durable record may still trust
+  std::vector<Pending> untrusting_;   // untrusts not yet known durable
+  std::vector<uint32_t> untrusted_list_;  // slots; stale and duplicate entries until compacted
+  uint64_t limbo_need_ = 0, untrust_need_ = 0;
+  uint64_t untrusted_count_ = 0;
+  uint32_t free_count_ = 0;
   std::unique_ptr<ReplacementPolicy> replacement_;
   std::unique_ptr<AdmissionPolicy> admission_;
   LineLockTable locks_;

@@ -76,8 +76,9 @@ void SlotTable::set_dirty(uint32_t i, const SectorBits& bits) {
 }
 
 LineRecord SlotTable::record(uint32_t i) const {
-  if (!in_use(i)) return LineRecord{};
-  return LineRecord{core_line(i), valid(i), dirty(i)};
+  if (!in_use(i) || limbo(i)) return LineRecord{};
+  // An untrusted line's clean copies are not claimed: a crash forgets them.
+  return LineRecord{core_line(i), untrusted(i) ? dirty(i) : valid(i), dirty(i)};
 }
 
 uint64_t SlotTable::memory_size() const {

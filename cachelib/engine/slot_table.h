@@ -39,12 +39,33 @@ class SlotTable {
   bool clean_pending(uint32_t i) const { return words_[i] & kCleanPending; }
   void set_clean_pending(uint32_t i, bool on) { set_flag(i, kCleanPending, on); }
 
+  // Warm after a crash (docs/io-paths.md): an untrusted line's record lists only its dirty
+  // sectors, so a crash forgets its clean copies; a trusted one's lists every valid sector.
+  // New lines, filled or written lines are untrusted until a core flush covers their data.
+  bool untrusted(uint32_t i) const { return words_[i] & kUntrusted; }
+  void set_untrusted(uint32_t i, bool on) { set_flag(i, kUntrusted, on); }
+  // The SSD holds no record trusting this line's clean sectors (an untrusted record is durable).
+  bool untrust_durable(uint32_t i) const { return words_[i] & kUntrustDurable; }
+  void set_untrust_durable(uint32_t i, bool on) { set_flag(i, kUntrustDurable, on); }
+  // Marked by a trust round before its core flush; any change of the line's data clears it.
+  bool trust_candidate(uint32_t i) const { return words_[i] & kTrustCandidate; }
+  void set_trust_candidate(uint32_t i, bool on) { set_flag(i, kTrustCandidate, on); }
+  // The line is in its shard's list of untrusted lines (keeps the list free of duplicates).
+  bool listed(uint32_t i) const { return words_[i] & kListed; }
+  void set_listed(uint32_t i, bool on) { set_flag(i, kListed, on); }
+  // Evicted, but the SSD may still hold a record trusting it for its old core line: it keeps
+  // that core line (no lookup finds it) until a free record is durable.
+  bool limbo(uint32_t i) const { return words_[i] & kLimbo; }
+  void set_limbo(uint32_t i, bool on) { set_flag(i, kLimbo, on); }
+
   // Which dirty epoch (0..3, DirtyEpochs) the line became dirty in.
   uint32_t dirty_epoch(uint32_t i) const { return uint32_t(words_[i] >> kEpochShift) & 3; }
   void set_dirty_epoch(uint32_t i, uint32_t epoch) {
     words_[i] = (words_[i] & ~(uint64_t{3} << kEpochShift)) | (uint64_t{epoch & 3} << kEpochShift);
   }
 
+  // What the SSD record of the line says: free for a free or limbo line; only the dirty sectors
+  // for an untrusted one.
   LineRecord record(uint32_t i) const;
   uint64_t memory_size() const;
 
@@ -55,6 +76,11 @@ class SlotTable {
   static constexpr uint64_t kDurableDirty = uint64_t{1} << 50;
   static constexpr uint64_t kCleanPending = uint64_t{1} << 51;
   static constexpr uint32_t kEpochShift = 52;  // 2 bits
+  static constexpr uint64_t kUntrusted = uint64_t{1} << 54;
+  static constexpr uint64_t kUntrustDurable = uint64_t{1} << 55;
+  static constexpr uint64_t kTrustCandidate = uint64_t{1} << 56;
+  static constexpr uint64_t kListed = uint64_t{1} << 57;
+  static constexpr uint64_t kLimbo = uint64_t{1} << 58;
 
   void set_flag(uint32_t i, uint64_t flag, bool on) {
     words_[i] = on ? (words_[i] | flag) : (words_[i] & ~flag);

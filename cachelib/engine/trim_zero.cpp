@@ -38,11 +38,15 @@ void ZeroLocked(Request& req, const Segment& seg) {
 }  // namespace
 
 void DiscardSegment(Request& req, const Segment& seg) {
-  LockThen(req, seg, true, [&req, seg] { DiscardLocked(req, seg); });
+  LockThen(req, seg, true, [&req, seg] {
+    UntrustThen(req, seg, false, [&req, seg] { DiscardLocked(req, seg); });
+  });
 }
 
 void WriteZeroesSegment(Request& req, const Segment& seg) {
-  LockThen(req, seg, true, [&req, seg] { ZeroLocked(req, seg); });
+  LockThen(req, seg, true, [&req, seg] {
+    UntrustThen(req, seg, false, [&req, seg] { ZeroLocked(req, seg); });
+  });
 }
 
 }  // namespace tiercache

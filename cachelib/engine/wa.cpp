@@ -20,7 +20,9 @@ void WaLocked(Request& req, const Segment& seg) {
 }  // namespace
 
 void WriteSegmentWa(Request& req, const Segment& seg) {
-  LockThen(req, seg, true, [&req, seg] { WaLocked(req, seg); });
+  LockThen(req, seg, true, [&req, seg] {
+    UntrustThen(req, seg, false, [&req, seg] { WaLocked(req, seg); });
+  });
 }
 
 }  // namespace tiercache

@@ -77,7 +77,9 @@ void WbLocked(Request& req, const Segment& seg) {
 }  // namespace
 
 void WriteSegmentWb(Request& req, const Segment& seg) {
-  LockThen(req, seg, true, [&req, seg] { WbLocked(req, seg); });
+  LockThen(req, seg, true, [&req, seg] {
+    UntrustThen(req, seg, true, [&req, seg] { WbLocked(req, seg); });
+  });
 }
 
 }  // namespace tiercache

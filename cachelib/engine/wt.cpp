@@ -20,7 +20,9 @@ void WtLocked(Request& req, const Segment& seg) {
 }  // namespace
 
 void WriteSegmentWt(Request& req, const Segment& seg) {
-  LockThen(req, seg, true, [&req, seg] { WtLocked(req, seg); });
+  LockThen(req, seg, true, [&req, seg] {
+    UntrustThen(req, seg, false, [&req, seg] { WtLocked(req, seg); });
+  });
 }
 
 }  // namespace tiercache

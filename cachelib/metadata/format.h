@@ -13,7 +13,9 @@ namespace tiercache::format {
 
 // ---- Regions ------------------------------------------------------------------------------------
 inline constexpr std::string_view kSuperblockMagic = "TIERCACH";  // 8 bytes, no NUL
-inline constexpr uint32_t kVersion = 3;  // 2: policies in the superblock; 3: persist rounds
+// 2: policies in the superblock; 3: persist rounds; 4: clean records are trusted after a crash
+// (a v3 record may claim a clean copy older than an unflushed core write).
+inline constexpr uint32_t kVersion = 4;
 inline constexpr uint64_t kBlockSize = 4096;  // unit of every metadata write
 inline constexpr uint64_t kSuperblockCopies = 2;
 inline constexpr uint64_t kSuperblockOffset[kSuperblockCopies] = {0, 4096};

@@ -17,7 +17,6 @@
 namespace tiercache {
 namespace {
 
-using testing::ExpectedAfterUnclean;
 
 constexpr uint32_t kLineSize = 16 * 1024;  // 4 sectors
 constexpr uint32_t kSectors = kLineSize / 4096;
@@ -173,7 +172,7 @@ class Workload {
     auto it = candidates_.find(line);
     if (it == candidates_.end()) return !got.in_use();
     for (const LineRecord& c : it->second) {
-      if (ExpectedAfterUnclean(c) == got) return true;
+      if (c == got) return true;
     }
     return false;
   }

@@ -14,7 +14,6 @@
 namespace tiercache {
 namespace {
 
-using testing::ExpectedAfterUnclean;
 using testing::MakeRecord;
 using testing::SyncFormat;
 using testing::SyncOpen;
@@ -111,13 +110,13 @@ TEST_F(MetadataRoundsTest, TornSlotOfTheUncommittedRoundFallsBackForTheWholeRoun
   auto store = Reopen();
   ASSERT_NE(store, nullptr);
   // Page 0's round-2 slot is whole but its round never committed: the round loads as a unit.
-  EXPECT_EQ(store->loaded_record(5), ExpectedAfterUnclean(v1_));
-  EXPECT_EQ(store->loaded_record(400), ExpectedAfterUnclean(w1_));
+  EXPECT_EQ(store->loaded_record(5), v1_);
+  EXPECT_EQ(store->loaded_record(400), w1_);
   // The next persist overwrites both round-2 slots, as round 3, so they can never look committed.
   ASSERT_TRUE(SyncPersist(loop_, *store).ok());
   EXPECT_EQ(SlotRound(0, 0), 3u);
   EXPECT_EQ(SlotRound(1, 0), 3u);
-  EXPECT_EQ(testing::RecordsOnDevice(ssd_)[5], ExpectedAfterUnclean(v1_));
+  EXPECT_EQ(testing::RecordsOnDevice(ssd_)[5], v1_);
 }
 
 TEST_F(MetadataRoundsTest, AWhollyWrittenUncommittedRoundRollsForward) {
@@ -125,8 +124,8 @@ TEST_F(MetadataRoundsTest, AWhollyWrittenUncommittedRoundRollsForward) {
   UncommitRoundTwo();
   auto store = Reopen();
   ASSERT_NE(store, nullptr);
-  EXPECT_EQ(store->loaded_record(5), ExpectedAfterUnclean(v2_));
-  EXPECT_EQ(store->loaded_record(400), ExpectedAfterUnclean(w2_));
+  EXPECT_EQ(store->loaded_record(5), v2_);
+  EXPECT_EQ(store->loaded_record(400), w2_);
   std::vector<std::byte> area(format::kSuperblockAreaSize);
   ssd_.read_now(0, area);
   for (uint64_t at : format::kSuperblockOffset) {  // open wrote the decision to both copies
@@ -156,8 +155,8 @@ TEST_F(MetadataRoundsTest, ADamagedSuperblockCopyFallsBackWithoutLosingTheCommit
   Scribble(format::kSuperblockOffset[newest->copy] + 1024);
   auto store = Reopen();
   ASSERT_NE(store, nullptr);
-  EXPECT_EQ(store->loaded_record(5), ExpectedAfterUnclean(v2_));
-  EXPECT_EQ(store->loaded_record(400), ExpectedAfterUnclean(w2_));
+  EXPECT_EQ(store->loaded_record(5), v2_);
+  EXPECT_EQ(store->loaded_record(400), w2_);
 }
 
 TEST_F(MetadataRoundsTest, AStaleSuperblockIsCorruption) {
@@ -181,6 +180,36 @@ TEST_F(MetadataRoundsTest, DuplicateMappingsAreCorruption) {
   auto store = FormatAndOpen();
   store->set_record(3, MakeRecord(1, 42, 16, true));
   store->set_record(400, MakeRecord(2, 42, 16, true));
+  ASSERT_TRUE(SyncPersist(loop_, *store).ok());
+  store.reset();
+  Status s = OpenStatus();
+  EXPECT_EQ(s.code(), Status::Code::kCorruption);
+  EXPECT_EQ(s.message(), "ssd0: lines 3 and 400 both map core line 42");
+}
+
+// The one tolerated duplicate: a write-back write moved the block to a fresh line (dirty) and the
+// old line's free record did not commit. The dirty record wins; the clean one is freed, on the
+// SSD too at the next persist.
+TEST_F(MetadataRoundsTest, ACleanRecordDuplicatingADirtyOneIsDropped) {
+  auto store = FormatAndOpen();
+  const LineRecord dirty = MakeRecord(2, 42, 16, true);
+  store->set_record(3, MakeRecord(1, 42, 16, false));
+  store->set_record(400, dirty);
+  ASSERT_TRUE(SyncPersist(loop_, *store).ok());
+  store.reset();
+  auto again = Reopen();
+  EXPECT_FALSE(again->loaded_record(3).in_use());
+  EXPECT_EQ(again->loaded_record(400), dirty);
+  ASSERT_TRUE(SyncPersist(loop_, *again).ok());
+  EXPECT_FALSE(testing::RecordsOnDevice(ssd_)[3].in_use());
+  EXPECT_EQ(testing::RecordsOnDevice(ssd_)[400], dirty);
+}
+
+// Two clean records (or a third) for one block are never written: Corruption.
+TEST_F(MetadataRoundsTest, TwoCleanRecordsForOneBlockAreCorruption) {
+  auto store = FormatAndOpen();
+  store->set_record(3, MakeRecord(1, 42, 16, false));
+  store->set_record(400, MakeRecord(2, 42, 16, false));
   ASSERT_TRUE(SyncPersist(loop_, *store).ok());
   store.reset();
   Status s = OpenStatus();

@@ -71,7 +71,7 @@ TEST_F(MetadataStoreTest, FormatThenOpenReportsTheLayout) {
   auto store = FormatAndOpen();
   ASSERT_NE(store, nullptr);
   const SuperblockInfo& info = store->info();
-  EXPECT_EQ(info.version, 3u);
+  EXPECT_EQ(info.version, 4u);
   EXPECT_EQ(info.policies, PolicyOptions{});  // the defaults, as recorded
   EXPECT_EQ(info.core, Core());
   EXPECT_EQ(info.line_size, 64u * 1024);
@@ -118,11 +118,13 @@ TEST_F(MetadataStoreTest, PersistedRecordsSurviveACleanReopenExactly) {
   }
 }
 
-TEST_F(MetadataStoreTest, UncleanShutdownKeepsOnlyDirtySectors) {
+// Since format version 4 an unclean shutdown loads every record as stored: the engine only lets
+// a record claim clean sectors whose SSD and core copies are durable and equal.
+TEST_F(MetadataStoreTest, UncleanShutdownLoadsRecordsAsStored) {
   auto store = FormatAndOpen();
   LineRecord clean = MakeRecord(1, 10, 16, false);
   LineRecord dirty = MakeRecord(2, 11, 16, true);
-  ASSERT_NE(dirty.valid, dirty.dirty);  // the filter must visibly drop clean sectors
+  ASSERT_NE(dirty.valid, dirty.dirty);
   store->set_record(0, clean);
   store->set_record(1, dirty);
   ASSERT_TRUE(SyncPersist(loop_, *store).ok());
@@ -130,18 +132,8 @@ TEST_F(MetadataStoreTest, UncleanShutdownKeepsOnlyDirtySectors) {
 
   auto again = Reopen();
   EXPECT_FALSE(again->info().was_clean_shutdown);
-  EXPECT_FALSE(again->loaded_record(0).in_use());
-  LineRecord expect = dirty;
-  expect.valid = dirty.dirty;
-  EXPECT_EQ(again->loaded_record(1), expect);
-
-  // The dropped line must stay dropped after a later clean close, without any set_record.
-  ASSERT_TRUE(SyncCloseClean(loop_, *again).ok());
-  again.reset();
-  auto third = Reopen();
-  EXPECT_TRUE(third->info().was_clean_shutdown);
-  EXPECT_FALSE(third->loaded_record(0).in_use());
-  EXPECT_EQ(third->loaded_record(1), expect);
+  EXPECT_EQ(again->loaded_record(0), clean);
+  EXPECT_EQ(again->loaded_record(1), dirty);
 }
 
 TEST_F(MetadataStoreTest, RecordsStagedAfterCloseCleanMakeTheNextShutdownUnclean) {
@@ -225,29 +217,30 @@ TEST_F(MetadataStoreTest, OpenRefusesANewerFormatVersion) {
   ASSERT_TRUE(SyncFormat(loop_, ssd_, Core(), Options()).ok());
   std::vector<std::byte> copy(format::kBlockSize);
   ssd_.read_now(format::kSuperblockOffset[1], copy);
-  format::PutU32(copy, format::sb::kVersion, 4);
+  format::PutU32(copy, format::sb::kVersion, 5);
   format::PutU64(copy, format::sb::kChecksum, format::Checksum(std::span(copy).subspan(16)));
   ssd_.write_now(format::kSuperblockOffset[1], copy);
   Status s = OpenStatus(Core());
   EXPECT_EQ(s.code(), Status::Code::kNotSupported);
   EXPECT_EQ(s.message(),
-            "ssd0: tiercache format version 4 is not supported (this build reads version 3)");
+            "ssd0: tiercache format version 5 is not supported (this build reads version 4)");
 }
 
-// A cache made before persist rounds (version 2): the error says what to do.
+// A cache made before clean records were trusted after a crash (version 3): the error says what
+// to do.
 TEST_F(MetadataStoreTest, OpenRefusesAnOlderFormatVersionNamingTheWayOut) {
   ASSERT_TRUE(SyncFormat(loop_, ssd_, Core(), Options()).ok());
   std::vector<std::byte> copy(format::kBlockSize);
   for (uint64_t at : format::kSuperblockOffset) {
     ssd_.read_now(at, copy);
-    format::PutU32(copy, format::sb::kVersion, 2);
+    format::PutU32(copy, format::sb::kVersion, 3);
     format::PutU64(copy, format::sb::kChecksum, format::Checksum(std::span(copy).subspan(16)));
     ssd_.write_now(at, copy);
   }
   Status s = OpenStatus(Core());
   EXPECT_EQ(s.code(), Status::Code::kNotSupported);
   EXPECT_EQ(s.message(),
-            "ssd0: tiercache format version 2 is not supported (this build reads version 3): it "
+            "ssd0: tiercache format version 3 is not supported (this build reads version 4): it "
             "was made by an older tiercache; write back its dirty data with that version "
             "(tiercache flush), then recreate the cache with tiercache create --force");
 }

@@ -109,13 +109,6 @@ std::vector<LineRecord> RecordsOnDevice(const MemoryDevice& ssd) {
   return out;
 }
 
-LineRecord ExpectedAfterUnclean(const LineRecord& r) {
-  if (!r.in_use() || r.dirty.none()) return LineRecord{};
-  LineRecord e = r;
-  e.valid = r.dirty;
-  return e;
-}
-
 LineRecord MakeRecord(uint64_t seed, uint64_t core_line, uint32_t sectors, bool dirty) {
   LineRecord r;
   r.core_line = core_line;

@@ -33,9 +33,6 @@ format::Layout LayoutOnDevice(const MemoryDevice& ssd);
 // The records of the newest valid slot of every page, as stored now (no unclean filtering).
 std::vector<LineRecord> RecordsOnDevice(const MemoryDevice& ssd);
 
-// What Open reports for `r` after an unclean shutdown: dirty sectors only, else free.
-LineRecord ExpectedAfterUnclean(const LineRecord& r);
-
 // A deterministic in-use record for `seed` on a line of `sectors` sectors: some valid sectors,
 // a subset dirty (none when !dirty).
 LineRecord MakeRecord(uint64_t seed, uint64_t core_line, uint32_t sectors, bool dirty);

@@ -11,15 +11,6 @@ namespace {
 // Largest read used to load the metadata region.
 constexpr uint64_t kReadChunk = 4ull << 20;
 
-// After an unclean shutdown only dirty sectors are trusted: a clean line's slot may have been
-// reused without a metadata write, and a clean sector may differ from an unflushed core write.
-LineRecord FilterUnclean(const LineRecord& r) {
-  if (!r.in_use() || r.dirty.none()) return LineRecord{};
-  LineRecord kept = r;
-  kept.valid = r.dirty;
-  return kept;
-}
-
 }  // namespace
 
 void OpenTask::Start(Device& ssd, const CoreIdentity& core, MetadataStore::OpenCallback done) {
@@ -162,27 +153,36 @@ Status OpenTask::choose_and_load(uint64_t page, std::span<const std::byte> bytes
 }
 
 // Two lines holding one core line: the cleaner would write one of them over the other's data.
+// One exception: a clean record and a dirty one are a write-back write that moved its block to a
+// fresh line (Shard::move_to_new_line) with the old line's free record in a later, uncommitted
+// chunk of the round: the dirty one is newer, the clean one is dropped (and rewritten free).
 Status OpenTask::check_duplicates() {
   std::sort(mapped_.begin(), mapped_.end());
+  const format::Layout& l = state_.sb.layout;
   for (size_t i = 1; i < mapped_.size(); ++i) {
-    if (mapped_[i].first == mapped_[i - 1].first) {
-      return Status::Corruption(ssd_.name() + ": lines " + std::to_string(mapped_[i - 1].second) +
-                                " and " + std::to_string(mapped_[i].second) +
-                                " both map core line " + std::to_string(mapped_[i].first));
+    const Mapped& a = mapped_[i - 1];
+    const Mapped& b = mapped_[i];
+    if (a.core_line != b.core_line) continue;
+    const bool third = i + 1 < mapped_.size() && mapped_[i + 1].core_line == b.core_line;
+    if (a.dirty || !b.dirty || third) {
+      return Status::Corruption(ssd_.name() + ": lines " + std::to_string(a.line) + " and " +
+                                std::to_string(b.line) + " both map core line " +
+                                std::to_string(b.core_line));
     }
+    std::copy(free_record_.begin(), free_record_.end(),
+              state_.images.begin() + a.line * l.record_size);
+    state_.dirty_pages.push_back(a.line / l.records_per_page);
   }
-  std::vector<std::pair<uint64_t, uint64_t>>().swap(mapped_);
+  std::vector<Mapped>().swap(mapped_);
   return Status::Ok();
 }
 
 Status OpenTask::load_records(uint64_t page, std::span<const std::byte> slot) {
   const format::Layout& l = state_.sb.layout;
-  const bool unclean = !state_.sb.clean_shutdown;
   const size_t rs = l.record_size;
   auto image = std::span<std::byte>(state_.images)
                    .subspan(page * l.records_per_page * rs, l.records_per_page * rs);
   uint32_t count = l.records_in_page(page);
-  bool changed = false;
   for (uint32_t r = 0; r < l.records_per_page; ++r) {
     if (r >= count) {  // past the last line: never written, kept free in memory
       std::copy(free_record_.begin(), free_record_.end(), image.begin() + r * rs);
@@ -194,14 +194,13 @@ Status OpenTask::load_records(uint64_t page, std::span<const std::byte> slot) {
       return Status::Corruption(ssd_.name() + ": metadata page " + std::to_string(page) +
                                 " record " + std::to_string(r) + ": " + record.status().message());
     }
-    LineRecord kept = unclean ? FilterUnclean(*record) : *record;
-    changed |= kept != *record;
-    if (kept.in_use()) mapped_.emplace_back(kept.core_line, page * l.records_per_page + r);
-    EncodeRecord(l, kept, image.subspan(r * rs, rs));
+    // Kept as stored after a crash too: a durable record claims a clean sector only while both
+    // copies match (docs/on-disk-format.md, "Unclean shutdown").
+    if (record->in_use()) {
+      mapped_.push_back({record->core_line, record->dirty.any(), page * l.records_per_page + r});
+    }
+    EncodeRecord(l, *record, image.subspan(r * rs, rs));
   }
-  // The durable slot still holds what the filter dropped: rewrite it at the next persist so a
-  // later clean shutdown cannot resurrect it.
-  if (changed) state_.dirty_pages.push_back(page);
   return Status::Ok();
 }
 

@@ -43,7 +43,13 @@ class OpenTask : public std::enable_shared_from_this<OpenTask> {
   // The pages of an uncommitted round, kept until every page is read: whether that round was
   // completely written decides how their slots load (docs/on-disk-format.md "Load rules").
   std::vector<std::pair<uint64_t, std::vector<std::byte>>> intent_pages_;
-  std::vector<std::pair<uint64_t, uint64_t>> mapped_;  // (core line, cache line) of loaded lines
+  struct Mapped {
+    uint64_t core_line;
+    bool dirty;      // the record has dirty sectors
+    uint64_t line;   // cache line
+    auto operator<=>(const Mapped&) const = default;
+  };
+  std::vector<Mapped> mapped_;  // every loaded line in use
 };
 
 }  // namespace tiercache

@@ -39,6 +39,7 @@ json CountersToJson(const CacheCounters& c) {
   j["lines_used"] = c.lines_used;
   j["lines_dirty"] = c.lines_dirty;
   j["dirty_sectors"] = c.dirty_sectors;
+  j["lines_untrusted"] = c.lines_untrusted;
   j["evictions"] = c.evictions;
   j["cleaner_writes"] = c.cleaner_writes;
   j["cleaned_lines"] = c.cleaned_lines;

@@ -216,7 +216,7 @@ TEST_F(ControlServerTest, StatsReportsEveryCounterInOrder) {
             R"("read_hit_bytes":8,"read_miss_bytes":9,"write_hit_bytes":10,)"
             R"("write_miss_bytes":11,"bytes_read_ssd":12,"bytes_written_ssd":13,)"
             R"("bytes_read_core":14,"bytes_written_core":15,"lines_total":16,"lines_used":17,)"
-            R"("lines_dirty":18,"dirty_sectors":19,"evictions":20,"cleaner_writes":21,)"
+            R"("lines_dirty":18,"dirty_sectors":19,"lines_untrusted":0,"evictions":20,"cleaner_writes":21,)"
             R"("cleaned_lines":22,"errors":23,"flushes":24,"discards":25,"write_zeroes":26,)"
             R"("ssd_read_errors":27,"ssd_write_errors":28,"ssd_persist_errors":29,)"
             R"("ssd_failovers":30,)"

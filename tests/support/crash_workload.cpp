@@ -22,6 +22,8 @@ CacheOptions CrashCacheOptions(bool commit_before_ack) {
   o.commit_before_ack = commit_before_ack;
   o.cleaning_options.dirty_high = 0.5;
   o.cleaning_options.idle_after = std::chrono::microseconds(50);
+  // Trust rounds often, so power cuts land inside them and meet trusted clean lines.
+  o.trust_interval = std::chrono::microseconds(100);
   o.policies.sequential =
       SequentialOptions{.read_cutoff_bytes = 16384, .write_cutoff_bytes = 16384};
   return o;
