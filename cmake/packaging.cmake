@@ -13,4 +13,7 @@ set(CPACK_DEBIAN_PACKAGE_SECTION admin)
 # dpkg-shlibdeps on the installed binaries; nbd-client for tiercache-nbd@.service.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "nbd-client")
+# cpack packages what is built (the Makefile's `install` builds first) instead of building every
+# target of the tree, tests included, first.
+set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY ON)
 include(CPack)

@@ -44,6 +44,8 @@ check_man() {  # FILE NAME-LINE
   [ ! -s man.err ] || fail "man -l $1 warns: $(cat man.err)"
   grep -qx "NAME" <<<"$out" || fail "no NAME section in $1: $out"
   grep -qxF "       $2" <<<"$out" || fail "no '$2' in the NAME section of $1: $out"
+  # mandb's parser finds the same NAME line (for whatis and apropos).
+  [ "$(lexgrog "$1")" = "$1: \"$2\"" ] || fail "lexgrog $1: $(lexgrog "$1" 2>&1)"
 }
 check_man "$prefix/share/man/man1/tiercache.1" \
   "tiercache - create, inspect and control SSD caches in front of HDDs"
