@@ -36,6 +36,8 @@ $expected_files"
 "$prefix/bin/tiercache" --help >/dev/null || fail "installed tiercache --help"
 "$prefix/sbin/tiercached" --help >/dev/null || fail "installed tiercached --help"
 "$prefix/bin/tiercache-bench" --help >/dev/null || fail "installed tiercache-bench --help"
+# `tiercache bench` runs the tiercache-bench installed beside it.
+"$prefix/bin/tiercache" bench --list | grep -q "^boot" || fail "installed tiercache bench --list"
 
 # The pages render with groff's warnings on (-ww), and say what their NAME section says.
 check_man() {  # FILE NAME-LINE
