@@ -4,8 +4,10 @@ ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 JOBS       ?= 2
 CTEST_ARGS ?=
+PREFIX     ?= /usr/local
+DESTDIR    ?=
 
-.PHONY: all deps build build-asan test demo clean fuzz vmtest
+.PHONY: all deps build build-asan test demo clean fuzz vmtest install
 
 all: build
 
@@ -44,6 +46,11 @@ fuzz: deps
 # Real-kernel tests in qemu TCG (tests/vm/, docs/vm-tests.md): kernel NBD and ublk.
 vmtest: build
 	cd $(BUILD) && ctest --output-on-failure -L vm $(CTEST_ARGS)
+
+# Installs the binaries, man pages and systemd units under $(DESTDIR)$(PREFIX) (docs/operations.md).
+# The .deb instead: cd $(BUILD) && cpack -G DEB.
+install: build
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
 
 demo: build
 	scripts/demo.sh $(BUILD)

@@ -1,15 +1,24 @@
 #include "daemon/tiercached/daemonizer.h"
 
 #include <fcntl.h>
+#include <systemd/sd-daemon.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
 namespace tiercache {
+namespace {
+
+// Best effort: a service manager that cannot be told is no reason to stop serving.
+void Notify(const std::string& state) { (void)sd_notify(0, state.c_str()); }
+
+}  // namespace
 
 Daemonizer::Daemonizer(bool foreground) {
+  Notify("STATUS=opening the cache");
   if (foreground) return;
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) < 0) {
@@ -43,6 +52,8 @@ Daemonizer::Daemonizer(bool foreground) {
 }
 
 void Daemonizer::ready() {
+  // Called once the NBD and control sockets accept: a unit ordered after this one finds them.
+  Notify("READY=1\nSTATUS=serving");
   if (pipe_fd_ < 0) return;
   ssize_t n = write(pipe_fd_, "ok", 2);
   (void)n;
@@ -51,6 +62,9 @@ void Daemonizer::ready() {
 }
 
 void Daemonizer::failed(const std::string& message) {
+  std::string status = "STATUS=" + message;
+  std::replace(status.begin(), status.end(), '\n', ' ');  // one line: a newline starts a new field
+  Notify(status);
   if (pipe_fd_ < 0) {  // foreground (or already reported): say it here
     std::fprintf(stderr, "%s\n", message.c_str());
     return;
@@ -59,6 +73,10 @@ void Daemonizer::failed(const std::string& message) {
   (void)n;
   close(pipe_fd_);
   pipe_fd_ = -1;
+}
+
+void Daemonizer::stopping() {
+  Notify("STOPPING=1\nSTATUS=stopping: closing the cache");
 }
 
 }  // namespace tiercache

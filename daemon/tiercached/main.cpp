@@ -164,6 +164,7 @@ int Run(const DaemonConfig& config) {
   daemon.ready();
 
   WaitForStop(signals);
+  daemon.stopping();
   Status closed = Shutdown(ublk.get(), **server, **service);
   if (stop_reply) (*loop)->run_sync([&] { stop_reply(closed); });
   (*loop)->run_sync([&] { control->reset(); });
