@@ -172,7 +172,9 @@ Status Tiercached::StartControl() {
 // a later task on its loop, so the reply is written first.
 void Tiercached::StopControl() {
   CloseCache();
-  if (stop_reply_) loop_->run_sync([&] { stop_reply_(*closed_); });
+  loop_->run_sync([&] {  // stop_reply_ is set on the loop
+    if (stop_reply_) stop_reply_(*closed_);
+  });
   loop_->run_sync([&] { control_.reset(); });
 }
 
