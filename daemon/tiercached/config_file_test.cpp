@@ -128,7 +128,8 @@ TEST_F(ConfigFileTest, SectionsAreNotOptions) {
 
 TEST_F(ConfigFileTest, MissingFile) {
   EXPECT_EQ(LoadConfigFile("/nonexistent/x.conf", &config_),
-            std::vector<std::string>{"/nonexistent/x.conf: cannot read: No such file or directory"});
+            std::vector<std::string>{
+                "/nonexistent/x.conf: cannot read: No such file or directory"});
 }
 
 }  // namespace

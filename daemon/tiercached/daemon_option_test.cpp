@@ -89,7 +89,8 @@ TEST(DaemonConfigTest, FlagsAloneAsBefore) {
             "--poll-us: 2000000 is not in 0..1000000");
   EXPECT_EQ(ErrorOf({"--cache", "x", "--replacement", "nope"}),
             "--replacement: unknown replacement policy 'nope' (lru, clock, s3fifo, sieve)");
-  EXPECT_EQ(ErrorOf({"--cache", "x", "--colour"}), "The following argument was not expected: --colour");
+  EXPECT_EQ(ErrorOf({"--cache", "x", "--colour"}),
+            "The following argument was not expected: --colour");
 }
 
 TEST(DaemonConfigTest, FlagsOverrideTheFile) {
