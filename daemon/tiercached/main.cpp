@@ -86,6 +86,8 @@ void Tiercached::AddSteps(StartupSequence& steps) {
   if (!config_.record_path.empty()) {
     steps.add("trace recorder", [this] { return StartRecorder(); }, [this] { StopRecorder(); });
   }
+  // The control socket comes before the front-ends so that its undo comes after theirs: the
+  // cache closes there, once no client I/O is left, and `tiercache stop` is answered after it.
   steps.add("control socket", [this] { return StartControl(); }, [this] { StopControl(); });
   steps.add("NBD server", [this] { return StartNbd(); }, [this] { StopAndWait(server_.get()); });
   // NBD and ublk may serve the cache at once: the Cache is one thread-safe Device whose FLUSH
