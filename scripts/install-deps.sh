@@ -10,6 +10,8 @@ packages=(
   libaio-dev libxxhash-dev libboost-dev liburing-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev
+  # tiercached --config FILE: TOML config files (daemon/config/)
+  libtomlplusplus-dev
   # clients the tests drive tiercached with
   libnbd-bin python3-libnbd nbdkit qemu-utils fio jq
   # parses `tiercache stats --prometheus` in tests/e2e/test-tiercached-prometheus.sh

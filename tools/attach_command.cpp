@@ -7,11 +7,11 @@
 #include <optional>
 #include <vector>
 
+#include "cachelib/common/size_parser.h"
 #include "cachelib/device/instance_lock.h"
 #include "cachelib/metadata/superblock_writer.h"
 #include "tools/check_command.h"
 #include "tools/exit_codes.h"
-#include "tools/size_parser.h"
 #include "tools/tool_devices.h"
 
 namespace tiercache {

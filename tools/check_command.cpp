@@ -2,13 +2,13 @@
 
 #include <unistd.h>
 
+#include "cachelib/common/size_parser.h"
 #include "daemon/control/control_json.h"
 #include "daemon/control/control_paths.h"
 #include "daemon/control/unix_socket.h"
 #include "tools/exit_codes.h"
 #include "tools/metadata_diagnosis.h"
 #include "tools/reply_printer.h"
-#include "tools/size_parser.h"
 #include "tools/tool_devices.h"
 
 namespace tiercache {

@@ -4,9 +4,9 @@
 
 #include <ostream>
 
+#include "cachelib/common/size_parser.h"
 #include "tools/exit_codes.h"
 #include "tools/policy_flags.h"
-#include "tools/size_parser.h"
 
 namespace tiercache {
 namespace {
@@ -91,6 +91,18 @@ void AddBench(CLI::App& app) {
   bench->set_help_flag();  // `tiercache bench --help` is tiercache-bench's help
 }
 
+// `config check FILE`: a verb with a verb, so later ones (`config show`?) have a place.
+CLI::App* AddConfig(CLI::App& app, CliOptions* o) {
+  CLI::App* config = app.add_subcommand("config", "Work with tiercached config files");
+  config->require_subcommand(1);
+  CLI::App* check = config->add_subcommand(
+      "check", "Validate a tiercached config file (TOML, see tiercached(8)): prints FILE: ok, or "
+               "each problem as FILE:LINE: why");
+  check->add_option("file", o->config_file, "The config file, e.g. /etc/tiercache/NAME.conf")
+      ->required();
+  return check;
+}
+
 void AddSim(CLI::App& app) {
   CLI::App* sim = app.add_subcommand("sim", "Replay traces through the cache engine in virtual "
                                             "time: miss ratio per cache size and policy");
@@ -163,6 +175,7 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv, std::ostre
                  "failed): re-check it by reading its superblock, then use it again", &o);
   AddBench(app);
   AddSim(app);
+  const CLI::App* config_check = AddConfig(app, &o);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -177,6 +190,7 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv, std::ostre
   for (const auto& [name, verb] : kVerbs) {
     if (app.got_subcommand(name)) o.verb = verb;
   }
+  if (config_check->parsed()) o.verb = Verb::kConfigCheck;
   if (o.verb == Verb::kBench) o.bench_args = app.get_subcommand("bench")->remaining();
   if (o.verb == Verb::kSim) o.sim_args = app.get_subcommand("sim")->remaining();
   if (!Finish(o.verb, raw, &o, err)) return ParsedCommandLine{std::nullopt, kExitUsage};

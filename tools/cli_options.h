@@ -16,7 +16,7 @@ namespace tiercache {
 
 enum class Verb {
   kCreate, kStatus, kStats, kMode, kFlush, kStop, kCheck, kDetach, kAttach, kBench, kSim,
-  kResetHealth
+  kResetHealth, kConfigCheck
 };
 
 struct CliOptions {
@@ -35,6 +35,7 @@ struct CliOptions {
   bool prometheus = false;  // stats --prometheus (excludes --json)
   std::vector<std::string> bench_args;  // bench: passed through unchanged
   std::vector<std::string> sim_args;    // sim: parsed by ParseSimArgs (tools/sim_command.h)
+  std::string config_file;  // config check FILE
 };
 
 struct ParsedCommandLine {

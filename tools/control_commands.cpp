@@ -2,12 +2,12 @@
 
 #include <memory>
 
+#include "cachelib/common/size_parser.h"
 #include "tools/control_client.h"
 #include "tools/control_locator.h"
 #include "tools/exit_codes.h"
 #include "tools/prometheus_format.h"
 #include "tools/reply_printer.h"
-#include "tools/size_parser.h"
 
 namespace tiercache {
 namespace {

@@ -1,11 +1,11 @@
 #include "tools/create_command.h"
 
+#include "cachelib/common/size_parser.h"
+#include "cachelib/device/instance_lock.h"
 #include "daemon/control/control_json.h"
 #include "tools/check_command.h"
 #include "tools/exit_codes.h"
 #include "tools/reply_printer.h"
-#include "tools/size_parser.h"
-#include "cachelib/device/instance_lock.h"
 #include "tools/tool_devices.h"
 
 namespace tiercache {

@@ -7,6 +7,7 @@
 #include "tools/bench_command.h"
 #include "tools/check_command.h"
 #include "tools/cli_options.h"
+#include "tools/config_command.h"
 #include "tools/control_commands.h"
 #include "tools/create_command.h"
 #include "tools/sim_command.h"
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
     case Verb::kBench: return RunBench(options, io);
     case Verb::kSim: return RunSim(options, io);
     case Verb::kResetHealth: return RunResetHealth(options, io);
+    case Verb::kConfigCheck: return RunConfigCheck(options, io);
   }
   return 2;
 }

@@ -2,8 +2,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cachelib/common/size_parser.h"
 #include "policy/replacement/replacement_factory.h"
-#include "tools/size_parser.h"
 
 namespace tiercache {
 namespace {

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <set>
 
-#include "tools/size_parser.h"
+#include "cachelib/common/size_parser.h"
 
 namespace tiercache {
 namespace {

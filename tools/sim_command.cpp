@@ -10,8 +10,8 @@
 #include "bench/sim/sim_report_json.h"
 #include "bench/sim/sim_report_text.h"
 #include "bench/sim/sim_runner.h"
+#include "cachelib/common/size_parser.h"
 #include "tools/exit_codes.h"
-#include "tools/size_parser.h"
 
 namespace tiercache {
 namespace {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cachelib/common/epoll_event_loop.h"
+#include "cachelib/common/size_parser.h"
 #include "cachelib/device/file_device.h"
 #include "cachelib/engine/cache.h"
 
@@ -153,14 +154,14 @@ void InChild(Fn fn) {
   }
 }
 
-uint64_t ParseSize(const std::string& s) {
-  uint64_t v = std::stoull(s);
-  switch (s.back()) {
-    case 'G': return v << 30;
-    case 'M': return v << 20;
-    case 'T': return v << 40;
-    default: return v;
+// --sizes entries ("1G", "100G"); a bad one is a usage error.
+uint64_t SizeArg(const std::string& s) {
+  Result<uint64_t> size = ParseSize(s);
+  if (!size.ok()) {
+    std::fprintf(stderr, "--sizes: %s\n", size.status().message().c_str());
+    std::exit(2);
   }
+  return *size;
 }
 
 }  // namespace
@@ -184,7 +185,7 @@ int main(int argc, char** argv) {
       for (size_t at = 0; at < v.size();) {
         size_t comma = v.find(',', at);
         if (comma == std::string::npos) comma = v.size();
-        c.sizes.push_back(ParseSize(v.substr(at, comma - at)));
+        c.sizes.push_back(SizeArg(v.substr(at, comma - at)));
         at = comma + 1;
       }
     } else {

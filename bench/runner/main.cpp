@@ -13,6 +13,7 @@
 #include "bench/runner/report_text.h"
 #include "bench/workloads/text_fields.h"
 #include "bench/workloads/trace_import.h"
+#include "cachelib/common/size_parser.h"
 
 namespace tiercache::bench {
 namespace {
@@ -30,18 +31,13 @@ struct Cli {
   double fio_runtime = 0;  // 0: 5 s, 1 s with --quick
 };
 
-// "512M", "2G", "1GiB", "4096" -> bytes (binary units); 0 only if `allow_zero`.
-Result<uint64_t> ParseSize(std::string s, bool allow_zero = false) {
-  if (s.ends_with("iB")) s.resize(s.size() - 2);
-  if (s.ends_with("B")) s.pop_back();
-  uint64_t mult = 1;
-  if (!s.empty() && std::string("KMGT").find(s.back()) != std::string::npos) {
-    mult = 1ull << (10 * (1 + std::string("KMGT").find(s.back())));
-    s.pop_back();
+// "512M", "2G", "1GiB", "4096" -> bytes (ParseSize, binary units); 0 only if `allow_zero`.
+Result<uint64_t> ParseBenchSize(const std::string& s, bool allow_zero = false) {
+  Result<uint64_t> n = ParseSize(s);
+  if (n.ok() && *n == 0 && !allow_zero) {
+    return Status::InvalidArgument("invalid size '" + s + "': must be > 0");
   }
-  auto n = ParseU64(s);
-  if (!n || (*n == 0 && !allow_zero)) return Status::InvalidArgument("bad size '" + s + "'");
-  return *n * mult;
+  return n;
 }
 
 Status AddTraces(const Cli& cli, WorkloadCatalog* catalog) {
@@ -78,20 +74,20 @@ Status BuildConfig(const Cli& cli, BenchConfig* config, CatalogOptions* copts) {
   if (cli.fio_runtime > 0) config->fio_runtime_seconds = cli.fio_runtime;
   if (!cli.setups.empty()) config->setups = cli.setups;
   if (!cli.cache_size.empty()) {
-    auto size = ParseSize(cli.cache_size);
+    auto size = ParseBenchSize(cli.cache_size);
     if (!size.ok()) return size.status();
     config->cache_bytes = size.value();
     copts->large_area_bytes = 2 * config->cache_bytes;
   }
   if (!cli.test_size.empty()) {
-    auto size = ParseSize(cli.test_size);
+    auto size = ParseBenchSize(cli.test_size);
     if (!size.ok()) return size.status();
     copts->area_bytes = size.value();
   }
   config->admission = cli.admission;
   config->replacement = cli.replacement;
   if (!cli.seq_cutoff.empty()) {
-    auto size = ParseSize(cli.seq_cutoff, /*allow_zero=*/true);
+    auto size = ParseBenchSize(cli.seq_cutoff, /*allow_zero=*/true);
     if (!size.ok()) return Status::InvalidArgument("--seq-cutoff: " + size.status().message());
     config->seq_cutoff_bytes = size.value();
   }

@@ -3,18 +3,15 @@
 // stop it gracefully (in-flight requests finish) and it exits 0.
 #include <malloc.h>
 #include <getopt.h>
-#include <signal.h>
-#include <sys/epoll.h>
-#include <sys/signalfd.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <string>
 
 #include "cachelib/common/epoll_event_loop.h"
+#include "cachelib/common/size_parser.h"
 #include "cachelib/device/memory_device.h"
+#include "daemon/common/daemon_process.h"
 #include "daemon/nbd/server.h"
 #include "daemon/nbd/test_file_device.h"
 
@@ -39,25 +36,11 @@ struct Args {
   std::string pidfile;
 };
 
-bool ParseSize(const char* text, uint64_t& out) {
-  char* end = nullptr;
-  unsigned long long v = std::strtoull(text, &end, 10);
-  if (end == text) return false;
-  int shift = 0;
-  switch (*end) {
-    case '\0': break;
-    case 'K':
-    case 'k': shift = 10; break;
-    case 'M':
-    case 'm': shift = 20; break;
-    case 'G':
-    case 'g': shift = 30; break;
-    case 'T':
-    case 't': shift = 40; break;
-    default: return false;
-  }
-  if (*end != '\0' && end[1] != '\0') return false;
-  out = uint64_t(v) << shift;
+// Sizes and counts alike: digits with an optional K, M, G or T suffix (ParseSize).
+bool ParseNumber(const char* text, uint64_t& out) {
+  tiercache::Result<uint64_t> n = tiercache::ParseSize(text);
+  if (!n.ok()) return false;
+  out = *n;
   return true;
 }
 
@@ -90,10 +73,10 @@ bool ApplyOption(int c, const char* value, Args& args) {
     case 'd': args.config.description = value; return true;
     case 'p': args.pidfile = value; return true;
     case 'v': args.config.connection.verbose = true; return true;
-    case 'm': return ParseSize(value, args.memory_size);
+    case 'm': return ParseNumber(value, args.memory_size);
     default: break;
   }
-  if (!ParseSize(value, n)) return false;
+  if (!ParseNumber(value, n)) return false;
   switch (c) {
     case 'b': args.block_size = uint32_t(n); return true;
     case 'j': args.config.threads = unsigned(n); return true;
@@ -141,13 +124,7 @@ int main(int argc, char** argv) {
     std::fputs(kUsage, stderr);
     return 2;
   }
-  // Block the stop signals before any thread starts, so only the signalfd sees them.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  signal(SIGPIPE, SIG_IGN);
+  tiercache::DaemonProcess process;  // blocks the stop signals before any thread starts
 
   auto device = OpenDevice(args);
   if (!device.ok()) return Fail(device.status().ToString());
@@ -157,27 +134,19 @@ int main(int argc, char** argv) {
   auto server = tiercache::nbd::Server::Start(**device, args.config);
   if (!server.ok()) return Fail(server.status().ToString());
 
-  int sfd = signalfd(-1, &stop_signals, SFD_NONBLOCK | SFD_CLOEXEC);
-  if (sfd < 0) return Fail("signalfd failed");
-  loop.post([&] {
-    tiercache::Status s = loop.watch_fd(sfd, EPOLLIN, [&](uint32_t) {
-      signalfd_siginfo info;
-      if (read(sfd, &info, sizeof info) != sizeof info) return;
-      loop.unwatch_fd(sfd);
-      (*server)->stop([&loop] { loop.stop(); });
-    });
-    if (!s.ok()) loop.stop();
-  });
+  tiercache::Status watching =
+      process.StopOnSignal(loop, [&] { (*server)->stop([&loop] { loop.stop(); }); });
+  if (!watching.ok()) return Fail(watching.ToString());
   if (!args.config.tcp_listen.empty()) {
     std::printf("nbd_test_server: listening on TCP port %u\n", unsigned((*server)->tcp_port()));
     std::fflush(stdout);
   }
   if (!args.pidfile.empty()) {
-    std::ofstream(args.pidfile) << getpid() << "\n";
+    tiercache::Status written = process.WritePidfile(args.pidfile);
+    if (!written.ok()) return Fail(written.ToString());
   }
   loop.run();
   server->reset();
-  close(sfd);
-  if (!args.pidfile.empty()) unlink(args.pidfile.c_str());
+  process.RemovePidfile();
   return 0;
 }

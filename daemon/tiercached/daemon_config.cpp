@@ -2,46 +2,65 @@
 
 #include <CLI/CLI.hpp>
 
+#include <memory>
+
 #include "daemon/control/control_paths.h"
-#include "policy/replacement/replacement_factory.h"
+#include "daemon/tiercached/config_file.h"
+#include "daemon/tiercached/daemon_option.h"
 
 namespace tiercache {
 namespace {
 
-// The policy flags alone, with defaults standing in for the recorded choices: a typo is a usage
-// error before the daemon starts, not a failed open after it detached.
-Status CheckPolicyFlags(const DaemonConfig& c) {
-  // Each flag alone over the defaults, so the message names it.
-  const PolicyOverrides all = PolicyOverridesFor(c, SequentialOptions{});
-  PolicyOverrides admission, replacement, sequential;
-  admission.admission = all.admission;
-  replacement.replacement = all.replacement;
-  sequential.sequential = all.sequential;
-  const std::pair<const char*, const PolicyOverrides*> flags[] = {
-      {"--admission", &admission}, {"--replacement", &replacement}, {"--seq-cutoff", &sequential}};
-  for (const auto& [flag, overrides] : flags) {
-    if (Status s = overrides->apply(PolicyOptions{}).validate(); !s.ok()) {
-      return Status::InvalidArgument(std::string(flag) + ": " + s.message());
-    }
+constexpr const char* kVersion = "tiercached 0.1.0";
+
+const char* TypeName(OptionKind kind) {
+  switch (kind) {
+    case OptionKind::kString: return "TEXT";
+    case OptionKind::kFlag: return "";
+    case OptionKind::kUnsigned: return "UINT";
+    case OptionKind::kInt: return "INT";
+    case OptionKind::kDouble: return "FLOAT";
+    case OptionKind::kSize: return "SIZE";
   }
-  return Status::Ok();
+  return "";
 }
 
-// Adds --admission, --replacement and --seq-cutoff.
-void AddPolicyOptions(CLI::App& app, DaemonConfig* c) {
-  std::string replacements;
-  for (std::string_view name : ReplacementPolicyNames()) {
-    replacements += (replacements.empty() ? "" : ", ") + std::string(name);
+// Every option of the table as a CLI11 option storing the text as typed: the table's parser
+// checks it afterwards, the same way it checks a config file's values.
+struct CommandLine {
+  explicit CommandLine(CLI::App& app) : flags(new bool[DaemonOptions().size()]()) {
+    const std::vector<DaemonOption>& options = DaemonOptions();
+    texts.resize(options.size());
+    for (size_t i = 0; i < options.size(); ++i) {
+      const DaemonOption& o = options[i];
+      std::string names = "--" + o.name + (o.short_flag.empty() ? "" : "," + o.short_flag);
+      given.push_back(o.kind() == OptionKind::kFlag
+                          ? app.add_flag(names, flags[i], o.help)
+                          : app.add_option(names, texts[i], o.help)->type_name(TypeName(o.kind())));
+    }
   }
-  app.add_option("--admission", c->admission,
-                 "admission policy to run instead of the one recorded at create");
-  app.add_option("--replacement", c->replacement,
-                 "replacement policy to run instead of the one recorded at create (" +
-                     replacements + ")");
-  app.add_option_function<uint64_t>(
-         "--seq-cutoff", [c](const uint64_t& bytes) { c->seq_cutoff_bytes = bytes; },
-         "sequential bypass cutoff to run with instead of the recorded one, e.g. 4M (0: off)")
-      ->transform(CLI::AsSizeValue(/*kb_is_1000=*/false));
+  // Stores each option given over `config`.
+  Status ApplyTo(DaemonConfig* config) const {
+    const std::vector<DaemonOption>& options = DaemonOptions();
+    for (size_t i = 0; i < options.size(); ++i) {
+      if (given[i]->count() == 0) continue;
+      const std::string text =
+          options[i].kind() == OptionKind::kFlag ? (flags[i] ? "true" : "false") : texts[i];
+      Status s = ApplyDaemonOption(options[i], text, config);
+      if (!s.ok()) return Status::InvalidArgument("--" + options[i].name + ": " + s.message());
+    }
+    return Status::Ok();
+  }
+
+  std::vector<std::string> texts;
+  std::unique_ptr<bool[]> flags;
+  std::vector<CLI::Option*> given;
+};
+
+std::string Lines(const std::vector<std::string>& lines) {
+  std::string joined;
+  for (const std::string& line : lines) joined += (joined.empty() ? "" : "\n") + line;
+  return joined;
 }
 
 }  // namespace
@@ -60,65 +79,38 @@ PolicyOverrides PolicyOverridesFor(const DaemonConfig& c, const SequentialOption
 }
 
 Result<DaemonConfig> ParseDaemonConfig(int argc, char** argv) {
-  DaemonConfig c;
   CLI::App app{"tiercached: serve an SSD-cached HDD as one block device over NBD"};
-  app.add_option("--cache", c.cache_path, "cache device (SSD) made by `tiercache create`")
-      ->required();
-  app.add_option("--core", c.core_path, "core device (HDD); default: as recorded at create");
-  app.add_option("--socket", c.socket_path, "NBD Unix socket (default /run/tiercache/NAME.sock)");
-  app.add_option("--listen", c.tcp_listen, "also serve NBD over TCP on HOST:PORT");
-  app.add_option("--control", c.control_path, "control socket (default /run/tiercache/NAME.ctl)");
-  app.add_option("--pidfile", c.pidfile, "write the daemon's pid to FILE");
-  app.add_option("--export-name", c.export_name, "NBD export name (\"\" is always accepted)");
-  app.add_flag("--foreground,-f", c.foreground, "stay in the foreground, log to stderr");
-  app.add_flag("--buffered", c.buffered, "use the page cache instead of O_DIRECT");
-  app.add_option("--threads", c.threads, "NBD event-loop threads (default: one per core)");
-  app.add_option("--poll-us", c.poll_us,
-                 "NBD loops busy-poll this long after each event before sleeping (default " +
-                     std::to_string(kDefaultPollUs) + ", 0: never)")
-      ->check(CLI::Range(0, 1000000));
-  app.add_option("--max-connections", c.max_connections,
-                 "NBD clients connected at once; one more is closed at accept (default 64)")
-      ->check(CLI::Range(1u, 1000000u));
-  app.add_option("--handshake-timeout", c.handshake_timeout_s,
-                 "drop an NBD client that has not finished negotiating after SECONDS (default 10)")
-      ->check(CLI::Range(0.001, 3600.0));
-  app.add_option("--ssd-errors", c.ssd_error_threshold,
-                 "SSD I/O errors within --ssd-error-window that take the cache out of the data "
-                 "path, 0: never (default 5)")
-      ->check(CLI::Range(0u, 1000000u));
-  app.add_option("--ssd-error-window", c.ssd_error_window_s,
-                 "the window of --ssd-errors, in SECONDS (default 60)")
-      ->check(CLI::Range(0.001, 86400.0));
-  app.add_option("--core-model", c.core_model, "emulate HDD timing: hdd7200, hdd5400, hdd10k");
-  app.add_option("--cache-model", c.cache_model, "emulate SSD timing: sata-ssd, nvme");
-  app.add_option("--models", c.models_file, "device model profiles (JSON)");
-  app.add_option("--record", c.record_path, "record a block trace of client requests to FILE");
-  app.add_flag("--ublk", c.ublk, "also expose the volume as /dev/ublkbN");
-  app.add_option("--ublk-id", c.ublk_id, "ublk device number (default: next free)");
-  app.add_option("--queues", c.ublk_queues, "ublk queues, one thread each (default 1)")
-      ->check(CLI::Range(1, 64));
-  app.add_option("--depth", c.ublk_depth, "ublk requests in flight per queue (default 64)")
-      ->check(CLI::Range(1, 4096));
-  app.add_option("--ublk-recover", c.ublk_recover,
-                 "reattach to /dev/ublkbN left by a killed tiercached (user recovery)");
-  app.add_flag("--commit-acks", c.commit_acks,
-               "acknowledge a write once the cache records it needs are on the SSD, so it survives "
-               "a kill -9 even unflushed (always on with --ublk)");
-  AddPolicyOptions(app, &c);
-  app.set_version_flag("--version", "tiercached 0.1.0");
+  std::string config_file;
+  app.add_option("--config", config_file,
+                 "read options from FILE (TOML: `threads = 4`, one key per long option); the "
+                 "flags given here override it")
+      ->type_name("FILE");
+  CommandLine command_line(app);
+  app.set_version_flag("--version", kVersion);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     std::printf("%s", app.help().c_str());
     return Status::NotFound("");
   } catch (const CLI::CallForVersion& e) {
-    std::printf("tiercached 0.1.0\n");
+    std::printf("%s\n", kVersion);
     return Status::NotFound("");
   } catch (const CLI::ParseError& e) {
     return Status::InvalidArgument(e.what());
   }
-  TC_RETURN_IF_ERROR(CheckPolicyFlags(c));
+  DaemonConfig c;
+  if (!config_file.empty()) {
+    std::vector<std::string> errors = LoadConfigFile(config_file, &c);
+    if (!errors.empty()) return Status::InvalidArgument(Lines(errors));
+  }
+  TC_RETURN_IF_ERROR(command_line.ApplyTo(&c));
+  return FinishDaemonConfig(std::move(c));
+}
+
+Result<DaemonConfig> FinishDaemonConfig(DaemonConfig c) {
+  if (c.cache_path.empty()) {
+    return Status::InvalidArgument("--cache is required (or `cache` in the --config file)");
+  }
   if (c.ublk_recover >= 0) c.ublk = true;
   if (c.ublk) c.commit_acks = true;
   if (c.socket_path.empty()) c.socket_path = DefaultExportPath(c.cache_path);

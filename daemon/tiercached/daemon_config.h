@@ -1,4 +1,5 @@
-// DaemonConfig: tiercached's command line, parsed and validated (CLI11). Plain value type.
+// DaemonConfig: tiercached's options, from the command line (CLI11) over a config file (TOML),
+// parsed and validated. Plain value type; the options are defined once, in daemon_option.cpp.
 #pragma once
 
 #include <cstdint>
@@ -54,8 +55,14 @@ struct DaemonConfig {
 // the cutoffs (and on/off) of `recorded`, the sequential options the superblock holds.
 PolicyOverrides PolicyOverridesFor(const DaemonConfig& config, const SequentialOptions& recorded);
 
-// Parses argv. On --help/--version prints and returns NotFound with an empty message (exit 0);
-// on a usage error returns InvalidArgument with CLI11's message (exit 2).
+// Parses argv: `--config FILE` first (LoadConfigFile), then every flag given over it. On
+// --help/--version prints and returns NotFound with an empty message (exit 0); on a usage error
+// returns InvalidArgument (exit 2): CLI11's message, "--flag: why", or the file's errors, one
+// "FILE:LINE: why" per line.
 Result<DaemonConfig> ParseDaemonConfig(int argc, char** argv);
+
+// What holds whatever the options came from: --cache is set, --ublk-recover implies --ublk,
+// which implies --commit-acks, and the socket paths default to /run/tiercache/NAME.*.
+Result<DaemonConfig> FinishDaemonConfig(DaemonConfig config);
 
 }  // namespace tiercache

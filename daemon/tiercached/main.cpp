@@ -1,180 +1,258 @@
 // tiercached: serves an SSD-cached HDD over NBD with a control socket. See docs/tiercached.8.md.
-// Startup: lock the cache, detach, open devices and cache, listen, report ready. Shutdown
-// (SIGTERM/SIGINT or `tiercache stop`): stop NBD (in-flight requests finish), close the cache
-// (metadata persisted, marked clean), exit 0.
+// Startup is a StartupSequence of named steps (lock, daemonize, run directory, event loop, open
+// cache, trace recorder, control socket, NBD server, ublk, pidfile, ready); a failing step undoes
+// the ones before it, newest first, and is reported as "tiercached: <step>: <error>". Shutdown
+// (SIGTERM/SIGINT or `tiercache stop`) runs the same undos: the front-ends stop (in-flight
+// requests finish), the cache closes (metadata persisted, marked clean), `stop` is answered, and
+// tiercached exits 0.
 #include <malloc.h>
-#include <signal.h>
-#include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
-#include <fstream>
 #include <future>
+#include <optional>
 
+#include "cachelib/device/instance_lock.h"
+#include "daemon/common/daemon_process.h"
 #include "daemon/control/control_paths.h"
 #include "daemon/control/control_server.h"
 #include "daemon/nbd/server.h"
-#include "daemon/ublk/ublk_server.h"
 #include "daemon/tiercached/cache_service.h"
 #include "daemon/tiercached/daemon_config.h"
 #include "daemon/tiercached/daemonizer.h"
-#include "cachelib/device/instance_lock.h"
+#include "daemon/tiercached/startup_sequence.h"
 #include "daemon/tiercached/trace_recorder.h"
+#include "daemon/ublk/ublk_server.h"
 
 namespace tiercache {
 namespace {
 
-std::atomic<bool> g_stop_requested{false};
+// The daemon's state from the first step to the last undo. Used by the main thread only, but
+// for the stop request, which arrives on the main loop.
+class Tiercached {
+ public:
+  explicit Tiercached(const DaemonConfig& config) : config_(config) {}
+  int Run();
 
-sigset_t BlockShutdownSignals() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGHUP);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);  // inherited by every thread started later
-  signal(SIGPIPE, SIG_IGN);
-  return set;
+ private:
+  void AddSteps(StartupSequence& steps);
+  Status Lock();
+  Status Daemonize();
+  Status StartLoop();
+  Status OpenCache();
+  void FreeCache();
+  Status StartRecorder();
+  void StopRecorder();
+  Status StartControl();
+  void StopControl();
+  Status StartNbd();
+  Status StartUblk();
+  Status Ready();
+  // Closes the cache once, keeping the outcome. REQUIRES: no front-end serves it any more.
+  void CloseCache();
+  void ReportFailure(const std::string& message);
+
+  const DaemonConfig& config_;
+  DaemonProcess process_;  // first: blocks the stop signals before any thread starts
+  std::unique_ptr<InstanceLock> lock_;
+  std::optional<Daemonizer> daemon_;
+  std::unique_ptr<LoopThread> loop_;
+  std::unique_ptr<nbd::Server> server_;
+  std::unique_ptr<UblkServer> ublk_;
+  std::unique_ptr<CacheService> service_;
+  std::unique_ptr<TraceRecorder> recorder_;
+  std::unique_ptr<ControlServer> control_;
+  Device* exported_ = nullptr;  // what NBD and ublk serve: the cache, or the recorder over it
+  std::optional<Status> closed_;  // how the cache closed, once it has
+  ControlTarget::DoneCallback stop_reply_;  // answers `tiercache stop` after the shutdown
+  std::atomic<bool> stop_requested_{false};
+};
+
+// Stops a front-end and waits until its in-flight requests have completed.
+template <typename Server>
+void StopAndWait(Server* server) {
+  std::promise<void> stopped;
+  server->stop([&] { stopped.set_value(); });
+  stopped.get_future().wait();
 }
 
-void WaitForStop(const sigset_t& signals) {
-  timespec tick{0, 100'000'000};
-  while (!g_stop_requested.load()) {
-    int sig = sigtimedwait(&signals, nullptr, &tick);
-    if (sig == SIGTERM || sig == SIGINT) return;
+void Tiercached::AddSteps(StartupSequence& steps) {
+  steps.add("lock", [this] { return Lock(); }, [this] { lock_.reset(); });
+  steps.add("daemonize", [this] { return Daemonize(); });
+  steps.add("run directory", [] { return EnsureRunDirectory(); });
+  steps.add("event loop", [this] { return StartLoop(); }, [this] { loop_.reset(); });
+  steps.add("open cache", [this] { return OpenCache(); }, [this] { FreeCache(); });
+  if (!config_.record_path.empty()) {
+    steps.add("trace recorder", [this] { return StartRecorder(); }, [this] { StopRecorder(); });
   }
+  // The control socket comes before the front-ends so that its undo comes after theirs: the
+  // cache closes there, once no client I/O is left, and `tiercache stop` is answered after it.
+  steps.add("control socket", [this] { return StartControl(); }, [this] { StopControl(); });
+  steps.add("NBD server", [this] { return StartNbd(); }, [this] { StopAndWait(server_.get()); });
+  // NBD and ublk may serve the cache at once: the Cache is one thread-safe Device whose FLUSH
+  // covers every completed write, whichever front-end it came through.
+  if (config_.ublk) {
+    steps.add("ublk", [this] { return StartUblk(); }, [this] { StopAndWait(ublk_.get()); });
+  }
+  if (!config_.pidfile.empty()) {
+    steps.add("pidfile", [this] { return process_.WritePidfile(config_.pidfile); },
+              [this] { process_.RemovePidfile(); });
+  }
+  steps.add("ready", [this] { return Ready(); });
+}
+
+Status Tiercached::Lock() {
+  auto lock = InstanceLock::Acquire(config_.cache_path);
+  if (!lock.ok()) return lock.status();
+  lock_ = std::move(lock).value();
+  return Status::Ok();
+}
+
+// Forks unless --foreground: after the lock (the child holds it), before any thread.
+Status Tiercached::Daemonize() {
+  daemon_.emplace(config_.foreground);
+  return Status::Ok();
+}
+
+Status Tiercached::StartLoop() {
+  auto loop = LoopThread::Start("tiercached");
+  if (!loop.ok()) return loop.status();
+  loop_ = std::move(loop).value();
+  return Status::Ok();
+}
+
+Status Tiercached::OpenCache() {
+  auto service = CacheService::Open(config_, *loop_);
+  if (!service.ok()) return service.status();
+  service_ = std::move(service).value();
+  exported_ = &service_->cache();
+  return Status::Ok();
+}
+
+// Undo of "open cache": a cache still open (a later step failed before the control socket's
+// undo closed it) is closed cleanly, or the next start is cold. The devices go before the
+// front-ends: a FileDevice unregisters from every loop that used it, and the (stopped) NBD and
+// ublk servers' loops are among them.
+void Tiercached::FreeCache() {
+  CloseCache();
+  service_.reset();
+  ublk_.reset();
+  server_.reset();
+}
+
+Status Tiercached::StartRecorder() {
+  auto recorder = TraceRecorder::Create(*exported_, config_.record_path, SteadyClock::instance());
+  if (!recorder.ok()) return recorder.status();
+  recorder_ = std::move(recorder).value();
+  exported_ = recorder_.get();
+  return Status::Ok();
+}
+
+void Tiercached::StopRecorder() {
+  recorder_.reset();
+  exported_ = &service_->cache();
+}
+
+// `tiercache stop` runs the shutdown on the main thread and is answered when it is done.
+Status Tiercached::StartControl() {
+  service_->set_shutdown([this](ControlTarget::DoneCallback done) {
+    stop_reply_ = std::move(done);
+    stop_requested_ = true;
+  });
+  Result<std::unique_ptr<ControlServer>> control = Status::IoError("not started");
+  ControlServerOptions options;
+  options.path = config_.control_path;
+  loop_->run_sync([&] { control = ControlServer::Start(loop_->loop(), *service_, options); });
+  if (!control.ok()) return control.status();
+  control_ = std::move(control).value();
+  return Status::Ok();
+}
+
+// Undo of "control socket": the front-ends have stopped (their undos came first), so the cache
+// closes here and a pending `tiercache stop` is answered with how that went. The server goes in
+// a later task on its loop, so the reply is written first.
+void Tiercached::StopControl() {
+  CloseCache();
+  loop_->run_sync([&] {  // stop_reply_ is set on the loop
+    if (stop_reply_) stop_reply_(*closed_);
+  });
+  loop_->run_sync([&] { control_.reset(); });
+}
+
+Status Tiercached::StartNbd() {
+  nbd::ServerConfig nbd;
+  nbd.unix_socket = config_.socket_path;
+  nbd.tcp_listen = config_.tcp_listen;
+  nbd.threads = config_.threads;
+  nbd.loop.busy_poll = std::chrono::microseconds(config_.poll_us);
+  nbd.export_name = config_.export_name;
+  nbd.description = "tiercache " + config_.cache_path;
+  nbd.max_connections = config_.max_connections;
+  nbd.connection.handshake_timeout = std::chrono::duration_cast<Nanos>(
+      std::chrono::duration<double>(config_.handshake_timeout_s));
+  auto server = nbd::Server::Start(*exported_, nbd);
+  if (!server.ok()) return server.status();
+  server_ = std::move(server).value();
+  service_->set_export_path(config_.socket_path);
+  return Status::Ok();
 }
 
 // Starts (or, after a crash, recovers) the ublk device over the cache.
-Result<std::unique_ptr<UblkServer>> StartUblk(const DaemonConfig& config, Device& volume) {
+Status Tiercached::StartUblk() {
   UblkOptions options;
-  options.dev_id = config.ublk_id;
-  options.queues = config.ublk_queues;
-  options.depth = config.ublk_depth;
+  options.dev_id = config_.ublk_id;
+  options.queues = config_.ublk_queues;
+  options.depth = config_.ublk_depth;
   // 512-byte logical sectors (4096-byte physical), as a 512e disk: the cache takes any of them.
-  options.logical_block_size = volume.block_size();
-  if (config.ublk_recover >= 0) {
-    return UblkServer::Recover(volume, uint32_t(config.ublk_recover), options);
-  }
-  return UblkServer::Start(volume, options);
+  options.logical_block_size = exported_->block_size();
+  auto started = config_.ublk_recover >= 0
+                     ? UblkServer::Recover(*exported_, uint32_t(config_.ublk_recover), options)
+                     : UblkServer::Start(*exported_, options);
+  if (!started.ok()) return started.status();
+  ublk_ = std::move(started).value();
+  std::fprintf(stderr, "tiercached: block device %s\n", ublk_->block_device().c_str());
+  return Status::Ok();
 }
 
-// Stops ublk and NBD (in-flight requests complete), then closes the cache.
-Status Shutdown(UblkServer* ublk, nbd::Server& server, CacheService& service) {
-  if (ublk != nullptr) {
-    std::promise<void> ublk_stopped;
-    ublk->stop([&] { ublk_stopped.set_value(); });
-    ublk_stopped.get_future().wait();
-  }
-  std::promise<void> stopped;
-  server.stop([&] { stopped.set_value(); });
-  stopped.get_future().wait();
+Status Tiercached::Ready() {
+  std::fprintf(stderr, "tiercached: serving %s (core %s) on %s, control %s\n",
+               config_.cache_path.c_str(), service_->status().core_path.c_str(),
+               config_.socket_path.c_str(), config_.control_path.c_str());
+  daemon_->ready();
+  return Status::Ok();
+}
+
+void Tiercached::CloseCache() {
+  if (closed_ || !service_) return;
   std::promise<Status> closed;
-  service.close([&](Status s) { closed.set_value(std::move(s)); });
-  return closed.get_future().get();
+  service_->close([&](Status s) { closed.set_value(std::move(s)); });
+  closed_ = closed.get_future().get();
 }
 
-int Run(const DaemonConfig& config) {
+// Before "daemonize" there is no parent waiting: the message goes straight to stderr.
+void Tiercached::ReportFailure(const std::string& message) {
+  if (daemon_) {
+    daemon_->failed(message);
+  } else {
+    std::fprintf(stderr, "%s\n", message.c_str());
+  }
+}
+
+int Tiercached::Run() {
   // Request buffers up to 32 MiB come and go at a high rate: keep them in malloc's heap for
   // reuse instead of a fresh mmap (and page faults) per request.
   mallopt(M_MMAP_THRESHOLD, 64 << 20);
-  sigset_t signals = BlockShutdownSignals();
-  auto lock = InstanceLock::Acquire(config.cache_path);
-  if (!lock.ok()) {
-    std::fprintf(stderr, "tiercached: %s\n", lock.status().ToString().c_str());
+  StartupSequence steps;
+  AddSteps(steps);
+  if (Status s = steps.start(); !s.ok()) {
+    ReportFailure("tiercached: " + steps.failed_step() + ": " + s.ToString());
     return 1;
   }
-  Daemonizer daemon(config.foreground);
-  auto fail = [&](const std::string& what, const Status& s) {
-    daemon.failed("tiercached: " + what + ": " + s.ToString());
-    return 1;
-  };
-  if (Status s = EnsureRunDirectory(); !s.ok()) return fail("run directory", s);
-  auto loop = LoopThread::Start("tiercached");
-  if (!loop.ok()) return fail("event loop", loop.status());
-  auto service = CacheService::Open(config, **loop);
-  if (!service.ok()) return fail("cannot open cache " + config.cache_path, service.status());
-
-  nbd::ServerConfig nbd_config;
-  nbd_config.unix_socket = config.socket_path;
-  nbd_config.tcp_listen = config.tcp_listen;
-  nbd_config.threads = config.threads;
-  nbd_config.loop.busy_poll = std::chrono::microseconds(config.poll_us);
-  nbd_config.export_name = config.export_name;
-  nbd_config.description = "tiercache " + config.cache_path;
-  nbd_config.max_connections = config.max_connections;
-  nbd_config.connection.handshake_timeout = std::chrono::duration_cast<Nanos>(
-      std::chrono::duration<double>(config.handshake_timeout_s));
-  Device* exported = &(*service)->cache();
-  std::unique_ptr<TraceRecorder> recorder;
-  if (!config.record_path.empty()) {
-    auto r = TraceRecorder::Create(*exported, config.record_path, SteadyClock::instance());
-    if (!r.ok()) return fail("cannot record", r.status());
-    recorder = std::move(r).value();
-    exported = recorder.get();
-  }
-  // From here on a failure must still close the cache cleanly (or the next start is cold).
-  auto fail_open = [&](const std::string& what, const Status& s) {
-    std::promise<Status> closed;
-    (*service)->close([&](Status c) { closed.set_value(std::move(c)); });
-    closed.get_future().wait();
-    return fail(what, s);
-  };
-  auto server = nbd::Server::Start(*exported, nbd_config);
-  if (!server.ok()) return fail_open("cannot serve NBD", server.status());
-  (*service)->set_export_path(config.socket_path);
-  // NBD and ublk may serve the cache at once: the Cache is one thread-safe Device whose FLUSH
-  // covers every completed write, whichever front-end it came through.
-  std::unique_ptr<UblkServer> ublk;
-  if (config.ublk) {
-    auto started = StartUblk(config, *exported);
-    if (!started.ok()) {
-      std::promise<void> stopped;
-      (*server)->stop([&] { stopped.set_value(); });
-      stopped.get_future().wait();
-      return fail_open("cannot start ublk", started.status());
-    }
-    ublk = std::move(started).value();
-    std::fprintf(stderr, "tiercached: block device %s\n", ublk->block_device().c_str());
-  }
-
-  // `tiercache stop` runs the shutdown on the main thread and answers when it is done.
-  std::promise<Status> stop_outcome;
-  ControlTarget::DoneCallback stop_reply;
-  (*service)->set_shutdown([&](ControlTarget::DoneCallback done) {
-    stop_reply = std::move(done);
-    g_stop_requested = true;
-  });
-  Result<std::unique_ptr<ControlServer>> control = Status::IoError("not started");
-  ControlServerOptions control_options;
-  control_options.path = config.control_path;
-  (*loop)->run_sync([&] { control = ControlServer::Start((*loop)->loop(), **service, control_options); });
-  if (!control.ok()) {
-    Status closed = Shutdown(ublk.get(), **server, **service);
-    (void)closed;
-    recorder.reset();
-    service->reset();
-    return fail("cannot open control socket", control.status());
-  }
-
-  if (!config.pidfile.empty()) std::ofstream(config.pidfile) << getpid() << "\n";
-  std::fprintf(stderr, "tiercached: serving %s (core %s) on %s, control %s\n",
-               config.cache_path.c_str(), (*service)->status().core_path.c_str(),
-               config.socket_path.c_str(), config.control_path.c_str());
-  daemon.ready();
-
-  WaitForStop(signals);
-  daemon.stopping();
-  Status closed = Shutdown(ublk.get(), **server, **service);
-  if (stop_reply) (*loop)->run_sync([&] { stop_reply(closed); });
-  (*loop)->run_sync([&] { control->reset(); });
-  // The devices go first: a FileDevice unregisters from every loop that used it, and the NBD
-  // and ublk servers' loops are among them.
-  recorder.reset();
-  service->reset();
-  ublk.reset();
-  server->reset();
-  if (!config.pidfile.empty()) unlink(config.pidfile.c_str());
+  process_.WaitForStop(stop_requested_);
+  if (daemon_) daemon_->stopping();  // systemd: STOPPING=1
+  steps.unwind();
+  const Status closed = closed_.value_or(Status::Ok());
   if (!closed.ok()) {
     std::fprintf(stderr, "tiercached: closing the cache failed: %s\n", closed.ToString().c_str());
     return 1;
@@ -190,9 +268,15 @@ int main(int argc, char** argv) {
   auto config = tiercache::ParseDaemonConfig(argc, argv);
   if (!config.ok()) {
     if (config.status().code() == tiercache::Status::Code::kNotFound) return 0;  // --help
-    std::fprintf(stderr, "tiercached: %s\nRun tiercached --help for usage.\n",
-                 config.status().message().c_str());
+    // A config file's errors are one per line: each gets the program's name.
+    std::string message = config.status().message();
+    for (size_t start = 0; start <= message.size();) {
+      size_t end = std::min(message.find('\n', start), message.size());
+      std::fprintf(stderr, "tiercached: %s\n", message.substr(start, end - start).c_str());
+      start = end + 1;
+    }
+    std::fprintf(stderr, "Run tiercached --help for usage.\n");
     return 2;
   }
-  return tiercache::Run(*config);
+  return tiercache::Tiercached(*config).Run();
 }

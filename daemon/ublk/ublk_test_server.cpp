@@ -3,20 +3,17 @@
 // SIGTERM/SIGINT stop it cleanly (STOP_DEV after in-flight I/O, DEL_DEV) and it exits 0;
 // after kill -9, `--recover N` reattaches a new process to /dev/ublkbN.
 #include <getopt.h>
-#include <signal.h>
-#include <sys/epoll.h>
-#include <sys/signalfd.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <string>
 
 #include "cachelib/common/epoll_event_loop.h"
+#include "cachelib/common/size_parser.h"
 #include "cachelib/device/file_device.h"
 #include "cachelib/device/memory_device.h"
+#include "daemon/common/daemon_process.h"
 #include "daemon/ublk/ublk_server.h"
 
 namespace {
@@ -40,31 +37,11 @@ struct Args {
   std::string pidfile;
 };
 
+// Sizes and counts alike: digits with an optional K, M, G or T suffix (ParseSize).
 bool ParseNumber(const char* text, uint64_t& out) {
-  char* end = nullptr;
-  unsigned long long v = std::strtoull(text, &end, 10);
-  if (end == text) return false;
-  int shift = 0;
-  switch (*end) {
-    case '\0':
-      break;
-    case 'K':
-    case 'k':
-      shift = 10;
-      break;
-    case 'M':
-    case 'm':
-      shift = 20;
-      break;
-    case 'G':
-    case 'g':
-      shift = 30;
-      break;
-    default:
-      return false;
-  }
-  if (*end != '\0' && end[1] != '\0') return false;
-  out = uint64_t(v) << shift;
+  tiercache::Result<uint64_t> n = tiercache::ParseSize(text);
+  if (!n.ok()) return false;
+  out = *n;
   return true;
 }
 
@@ -184,11 +161,7 @@ int main(int argc, char** argv) {
     std::fputs(kUsage, stderr);
     return 2;
   }
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  tiercache::DaemonProcess process;  // blocks the stop signals before any thread starts
 
   auto device = OpenDevice(args);
   if (!device.ok()) return Fail(device.status().ToString());
@@ -201,24 +174,17 @@ int main(int argc, char** argv) {
   if (!server.ok()) return Fail(server.status().ToString());
   tiercache::UblkServer& srv = **server;
   PrintReady(srv);
-  if (!args.pidfile.empty()) std::ofstream(args.pidfile) << getpid() << "\n";
+  if (!args.pidfile.empty()) {
+    Status written = process.WritePidfile(args.pidfile);
+    if (!written.ok()) return Fail(written.ToString());
+  }
 
-  int sfd = signalfd(-1, &stop_signals, SFD_NONBLOCK | SFD_CLOEXEC);
-  if (sfd < 0) return Fail("signalfd failed");
-  loop.post([&] {
-    Status s = loop.watch_fd(sfd, EPOLLIN, [&](uint32_t) {
-      signalfd_siginfo info;
-      if (read(sfd, &info, sizeof info) != sizeof info) return;
-      loop.unwatch_fd(sfd);
-      srv.stop([&loop] { loop.stop(); });
-    });
-    if (!s.ok()) loop.stop();
-  });
+  Status watching = process.StopOnSignal(loop, [&] { srv.stop([&loop] { loop.stop(); }); });
+  if (!watching.ok()) return Fail(watching.ToString());
   loop.run();
   PrintStopped(srv, **device);
   device->reset();  // before the server's queue loops go away (FileDevice keeps per-loop state)
   server->reset();
-  close(sfd);
-  if (!args.pidfile.empty()) unlink(args.pidfile.c_str());
+  process.RemovePidfile();
   return 0;
 }

@@ -1,4 +1,4 @@
-#include "tools/size_parser.h"
+#include "cachelib/common/size_parser.h"
 
 #include <gtest/gtest.h>
 

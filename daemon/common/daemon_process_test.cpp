@@ -1,0 +1,82 @@
+#include "daemon/common/daemon_process.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cachelib/common/epoll_event_loop.h"
+
+namespace tiercache {
+namespace {
+
+bool Pending(int sig) {
+  sigset_t pending;
+  sigpending(&pending);
+  return sigismember(&pending, sig) == 1;
+}
+
+// Consumes a pending `sig` so the next test starts clean.
+void Drain(int sig) {
+  sigset_t one;
+  sigemptyset(&one);
+  sigaddset(&one, sig);
+  const timespec zero{0, 0};
+  sigtimedwait(&one, nullptr, &zero);
+}
+
+TEST(DaemonProcessTest, PidfileHoldsThePidUntilRemoved) {
+  const std::string path = ::testing::TempDir() + "daemon_process_test.pid";
+  DaemonProcess process;
+  ASSERT_TRUE(process.WritePidfile(path).ok());
+  std::ifstream in(path);
+  pid_t written = 0;
+  in >> written;
+  EXPECT_EQ(written, getpid());
+  process.RemovePidfile();
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+TEST(DaemonProcessTest, UnwritablePidfileIsAnError) {
+  DaemonProcess process;
+  Status s = process.WritePidfile("/nonexistent-dir/x.pid");
+  EXPECT_EQ(s.ToString(), "IoError: cannot write pidfile /nonexistent-dir/x.pid");
+}
+
+TEST(DaemonProcessTest, SigtermEndsTheWait) {
+  DaemonProcess process;
+  std::atomic<bool> never{false};
+  ASSERT_EQ(raise(SIGTERM), 0);  // blocked: stays pending until the wait takes it
+  process.WaitForStop(never);
+  EXPECT_FALSE(Pending(SIGTERM));
+}
+
+TEST(DaemonProcessTest, HangupIsBlockedAndDoesNotStop) {
+  DaemonProcess process;
+  ASSERT_EQ(raise(SIGHUP), 0);  // would end the process were it not blocked
+  std::atomic<bool> requested{true};
+  process.WaitForStop(requested);  // returns for the request, not the signal
+  EXPECT_TRUE(Pending(SIGHUP));
+  Drain(SIGHUP);
+}
+
+TEST(DaemonProcessTest, StopOnSignalRunsStopOnceOnTheLoop) {
+  DaemonProcess process;
+  auto loop = EpollEventLoop::Create();
+  ASSERT_TRUE(loop.ok());
+  int stops = 0;
+  ASSERT_TRUE(process.StopOnSignal(**loop, [&] {
+    ++stops;
+    (*loop)->stop();
+  }).ok());
+  EXPECT_EQ(process.StopOnSignal(**loop, [] {}).ToString(),
+            "InvalidArgument: StopOnSignal: already watching");
+  ASSERT_EQ(raise(SIGINT), 0);
+  (*loop)->run();
+  EXPECT_EQ(stops, 1);
+  EXPECT_FALSE(Pending(SIGINT));
+}
+
+}  // namespace
+}  // namespace tiercache

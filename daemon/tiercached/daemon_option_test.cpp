@@ -1,0 +1,119 @@
+#include "daemon/tiercached/daemon_option.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+
+#include "daemon/control/control_paths.h"
+#include "daemon/tiercached/daemon_config.h"
+
+namespace tiercache {
+namespace {
+
+// ParseDaemonConfig over `args` (argv[0] added).
+Result<DaemonConfig> Parse(std::vector<std::string> args) {
+  args.insert(args.begin(), "tiercached");
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  return ParseDaemonConfig(int(argv.size()), argv.data());
+}
+
+std::string ErrorOf(std::vector<std::string> args) {
+  Result<DaemonConfig> c = Parse(std::move(args));
+  return c.ok() ? "OK" : c.status().message();
+}
+
+std::string WriteFile(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(DaemonOptionTest, NamesAreUniqueFlagNames) {
+  std::set<std::string> names;
+  for (const DaemonOption& o : DaemonOptions()) {
+    EXPECT_TRUE(names.insert(o.name).second) << o.name;
+    EXPECT_EQ(o.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz-"), std::string::npos);
+    EXPECT_FALSE(o.help.empty()) << o.name;
+  }
+  EXPECT_EQ(names.size(), 28u);  // one per DaemonConfig field
+  EXPECT_EQ(FindDaemonOption("config"), nullptr);  // names the file; not an option in it
+}
+
+TEST(DaemonOptionTest, Suggestions) {
+  EXPECT_EQ(SuggestDaemonOption("thread"), "threads");
+  EXPECT_EQ(SuggestDaemonOption("seq_cutoff"), "seq-cutoff");
+  EXPECT_EQ(SuggestDaemonOption("pollus"), "poll-us");
+  EXPECT_EQ(SuggestDaemonOption("colour"), "");
+  EXPECT_EQ(SuggestDaemonOption("x"), "");  // 2 edits from nothing useful
+}
+
+TEST(DaemonOptionTest, ApplyChecksEachKind) {
+  DaemonConfig c;
+  auto apply = [&](const char* name, const char* text) {
+    return ApplyDaemonOption(*FindDaemonOption(name), text, &c).ToString();
+  };
+  EXPECT_EQ(apply("threads", "8"), "OK");
+  EXPECT_EQ(c.threads, 8u);
+  EXPECT_EQ(apply("threads", "8x"), "InvalidArgument: '8x' is not a whole number >= 0");
+  EXPECT_EQ(apply("threads", "+8"), "InvalidArgument: '+8' is not a whole number >= 0");
+  EXPECT_EQ(apply("threads", "99999999999"), "InvalidArgument: '99999999999' is too large");
+  EXPECT_EQ(apply("ublk-id", "-1"), "OK");
+  EXPECT_EQ(c.ublk_id, -1);
+  EXPECT_EQ(apply("ublk", "yes"), "InvalidArgument: 'yes' is not true or false");
+  EXPECT_EQ(apply("ublk", "true"), "OK");
+  EXPECT_TRUE(c.ublk);
+  EXPECT_EQ(apply("ssd-error-window", "1e-4"), "InvalidArgument: 0.0001 is not in 0.001..86400");
+  EXPECT_EQ(apply("ssd-error-window", "nan"), "InvalidArgument: nan is not in 0.001..86400");
+  EXPECT_EQ(apply("seq-cutoff", "0"), "OK");
+  EXPECT_EQ(c.seq_cutoff_bytes, std::optional<uint64_t>(0));
+  EXPECT_EQ(apply("seq-cutoff", "5000"),
+            "InvalidArgument: read_cutoff_bytes must be a multiple of 4096 and >= 4096");
+  EXPECT_EQ(apply("admission", "nope"),
+            "InvalidArgument: unknown admission policy 'nope' (always, nhit, adaptive)");
+}
+
+TEST(DaemonConfigTest, FlagsAloneAsBefore) {
+  Result<DaemonConfig> c = Parse({"--cache", "ssd.img", "-f", "--threads", "2", "--ublk",
+                                  "--seq-cutoff", "1M"});
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->cache_path, "ssd.img");
+  EXPECT_TRUE(c->foreground);
+  EXPECT_EQ(c->threads, 2u);
+  EXPECT_TRUE(c->ublk);
+  EXPECT_TRUE(c->commit_acks);  // implied by --ublk
+  EXPECT_EQ(c->seq_cutoff_bytes, std::optional<uint64_t>(1u << 20));
+  EXPECT_EQ(ErrorOf({}), "--cache is required (or `cache` in the --config file)");
+  EXPECT_EQ(ErrorOf({"--cache", "x", "--poll-us", "2000000"}),
+            "--poll-us: 2000000 is not in 0..1000000");
+  EXPECT_EQ(ErrorOf({"--cache", "x", "--replacement", "nope"}),
+            "--replacement: unknown replacement policy 'nope' (lru, clock, s3fifo, sieve)");
+  EXPECT_EQ(ErrorOf({"--cache", "x", "--colour"}),
+            "The following argument was not expected: --colour");
+}
+
+TEST(DaemonConfigTest, FlagsOverrideTheFile) {
+  const std::string path = WriteFile("daemon_option_test.conf",
+                                     "cache = \"from-file.img\"\nthreads = 4\nublk = true\n"
+                                     "poll-us = 50\n");
+  Result<DaemonConfig> c = Parse({"--config", path, "--threads", "8", "--ublk=false"});
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->cache_path, "from-file.img");
+  EXPECT_EQ(c->threads, 8u);
+  EXPECT_FALSE(c->ublk);
+  EXPECT_FALSE(c->commit_acks);
+  EXPECT_EQ(c->poll_us, 50u);
+  EXPECT_EQ(c->socket_path, DefaultExportPath("from-file.img"));
+}
+
+TEST(DaemonConfigTest, FileErrorsOnePerLine) {
+  const std::string path =
+      WriteFile("daemon_option_bad.conf", "cache = \"x\"\nthread = 4\npoll-us = -3\n");
+  EXPECT_EQ(ErrorOf({"--config", path}),
+            path + ":2: unknown key 'thread' (did you mean 'threads'?)\n" + path +
+                ":3: poll-us: '-3' is not a whole number >= 0");
+}
+
+}  // namespace
+}  // namespace tiercache
