@@ -10,6 +10,7 @@
 #include "tools/control_commands.h"
 #include "tools/create_command.h"
 #include "tools/sim_command.h"
+#include "tools/top_command.h"
 
 int main(int argc, char** argv) {
   using namespace tiercache;
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
     case Verb::kBench: return RunBench(options, io);
     case Verb::kSim: return RunSim(options, io);
     case Verb::kResetHealth: return RunResetHealth(options, io);
+    case Verb::kTop: return RunTop(options, io);
   }
   return 2;
 }

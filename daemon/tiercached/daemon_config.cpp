@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "daemon/control/control_paths.h"
+#include "daemon/metrics/metrics_http.h"
 #include "policy/replacement/replacement_factory.h"
 
 namespace tiercache {
@@ -106,6 +107,11 @@ Result<DaemonConfig> ParseDaemonConfig(int argc, char** argv) {
                "acknowledge a write once the cache records it needs are on the SSD, so it survives "
                "a kill -9 even unflushed (always on with --ublk)");
   AddPolicyOptions(app, &c);
+  app.add_option("--metrics", c.metrics_listen,
+                 "serve Prometheus metrics at http://[HOST:]PORT/metrics (HOST default 127.0.0.1)");
+  std::string log_level = "info";
+  app.add_option("--log-level", log_level, "log events at this level and above (default info)")
+      ->check(CLI::IsMember({"debug", "info", "warn", "error"}));
   app.set_version_flag("--version", "tiercached 0.1.0");
   try {
     app.parse(argc, argv);
@@ -119,6 +125,12 @@ Result<DaemonConfig> ParseDaemonConfig(int argc, char** argv) {
     return Status::InvalidArgument(e.what());
   }
   TC_RETURN_IF_ERROR(CheckPolicyFlags(c));
+  c.log_level = ParseLogLevel(log_level).value_or(LogLevel::kInfo);
+  if (!c.metrics_listen.empty()) {
+    Result<std::string> address = MetricsListenAddress(c.metrics_listen);
+    if (!address.ok()) return address.status();
+    c.metrics_listen = *address;
+  }
   if (c.ublk_recover >= 0) c.ublk = true;
   if (c.ublk) c.commit_acks = true;
   if (c.socket_path.empty()) c.socket_path = DefaultExportPath(c.cache_path);

@@ -12,7 +12,9 @@
 #include <future>
 
 #include "daemon/control/control_paths.h"
+#include "cachelib/common/logger.h"
 #include "daemon/control/control_server.h"
+#include "daemon/metrics/metrics_server.h"
 #include "daemon/nbd/server.h"
 #include "daemon/ublk/ublk_server.h"
 #include "daemon/tiercached/cache_service.h"
@@ -57,6 +59,18 @@ Result<std::unique_ptr<UblkServer>> StartUblk(const DaemonConfig& config, Device
     return UblkServer::Recover(volume, uint32_t(config.ublk_recover), options);
   }
   return UblkServer::Start(volume, options);
+}
+
+// --metrics: the HTTP server on the control loop; nullptr when not asked for.
+Result<std::unique_ptr<MetricsServer>> StartMetrics(const DaemonConfig& config, LoopThread& loop,
+                                                    const ControlTarget& target) {
+  Result<std::unique_ptr<MetricsServer>> metrics = std::unique_ptr<MetricsServer>();
+  if (config.metrics_listen.empty()) return metrics;
+  loop.run_sync([&] {
+    metrics = MetricsServer::Start(loop.loop(), config.metrics_listen,
+                                   MetricsServer::PrometheusOf(target));
+  });
+  return metrics;
 }
 
 // Stops ublk and NBD (in-flight requests complete), then closes the cache.
@@ -135,7 +149,7 @@ int Run(const DaemonConfig& config) {
       return fail_open("cannot start ublk", started.status());
     }
     ublk = std::move(started).value();
-    std::fprintf(stderr, "tiercached: block device %s\n", ublk->block_device().c_str());
+    LogInfo("ublk_start", {{"device", ublk->block_device()}});
   }
 
   // `tiercache stop` runs the shutdown on the main thread and answers when it is done.
@@ -157,16 +171,33 @@ int Run(const DaemonConfig& config) {
     return fail("cannot open control socket", control.status());
   }
 
+  auto metrics = StartMetrics(config, **loop, **service);
+  if (!metrics.ok()) {
+    (*loop)->run_sync([&] { control->reset(); });
+    Status closed = Shutdown(ublk.get(), **server, **service);
+    (void)closed;
+    recorder.reset();
+    service->reset();
+    return fail("cannot serve metrics on " + config.metrics_listen, metrics.status());
+  }
+
   if (!config.pidfile.empty()) std::ofstream(config.pidfile) << getpid() << "\n";
-  std::fprintf(stderr, "tiercached: serving %s (core %s) on %s, control %s\n",
-               config.cache_path.c_str(), (*service)->status().core_path.c_str(),
-               config.socket_path.c_str(), config.control_path.c_str());
+  LogInfo("start", {{"cache", config.cache_path},
+                    {"core", (*service)->status().core_path},
+                    {"export", config.socket_path},
+                    {"control", config.control_path},
+                    {"metrics", config.metrics_listen},
+                    {"mode", std::string(ModeName((*service)->mode()))},
+                    {"pid", std::to_string(getpid())}});
   daemon.ready();
 
   WaitForStop(signals);
   Status closed = Shutdown(ublk.get(), **server, **service);
   if (stop_reply) (*loop)->run_sync([&] { stop_reply(closed); });
-  (*loop)->run_sync([&] { control->reset(); });
+  (*loop)->run_sync([&] {
+    control->reset();
+    metrics->reset();
+  });
   // The devices go first: a FileDevice unregisters from every loop that used it, and the NBD
   // and ublk servers' loops are among them.
   recorder.reset();
@@ -175,10 +206,10 @@ int Run(const DaemonConfig& config) {
   server->reset();
   if (!config.pidfile.empty()) unlink(config.pidfile.c_str());
   if (!closed.ok()) {
-    std::fprintf(stderr, "tiercached: closing the cache failed: %s\n", closed.ToString().c_str());
+    LogError("stop", {{"cache", config.cache_path}, {"clean", "false"}, {"error", closed.ToString()}});
     return 1;
   }
-  std::fprintf(stderr, "tiercached: stopped cleanly\n");
+  LogInfo("stop", {{"cache", config.cache_path}, {"clean", "true"}});
   return 0;
 }
 
@@ -193,5 +224,6 @@ int main(int argc, char** argv) {
                  config.status().message().c_str());
     return 2;
   }
+  tiercache::Logger::instance().set_level(config->log_level);
   return tiercache::Run(*config);
 }
