@@ -1,5 +1,8 @@
 #include "cachelib/engine/ssd_errors.h"
 
+#include <atomic>
+#include <limits>
+
 #include "cachelib/common/logger.h"
 #include "cachelib/engine/io_paths.h"
 
@@ -15,14 +18,33 @@ const char* KindName(SsdErrorKind kind) {
   return "?";
 }
 
+// A dying SSD can fail thousands of I/Os a second: one ssd_error line a second at most, counting
+// the errors left out since the previous line. Process-wide: a daemon runs one cache.
+std::atomic<int64_t> g_next_error_line_ns{std::numeric_limits<int64_t>::min()};
+std::atomic<uint64_t> g_unlogged_errors{0};
+
+void LogSsdError(const Engine& e, SsdErrorKind kind, Nanos now) {
+  int64_t next = g_next_error_line_ns.load(std::memory_order_relaxed);
+  if (now.count() < next ||
+      !g_next_error_line_ns.compare_exchange_strong(next, now.count() + 1'000'000'000)) {
+    g_unlogged_errors.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  const uint64_t unlogged = g_unlogged_errors.exchange(0, std::memory_order_relaxed);
+  LogError("ssd_error", {{"ssd", e.ssd.name()},
+                         {"op", KindName(kind)},
+                         {"unlogged", std::to_string(unlogged)}});
+}
+
 }  // namespace
 
 void NoteSsdError(Engine& e, SsdErrorKind kind) {
   // Errors are rare; reading the state twice costs nothing on the paths that work.
+  const Nanos now = e.options.background_loop->clock().now();
   const SsdHealthState before = e.ssd_health.state();
-  e.ssd_health.record(kind, e.options.background_loop->clock().now());
+  e.ssd_health.record(kind, now);
   const SsdHealthState after = e.ssd_health.state();
-  LogError("ssd_error", {{"ssd", e.ssd.name()}, {"op", KindName(kind)}});
+  LogSsdError(e, kind, now);
   if (after != before) {
     LogWarn("health_change",
             {{"ssd", e.ssd.name()}, {"from", SsdHealthName(before)}, {"to", SsdHealthName(after)}});
