@@ -1,8 +1,5 @@
 #include "cachelib/engine/ssd_errors.h"
 
-#include <atomic>
-#include <limits>
-
 #include "cachelib/common/logger.h"
 #include "cachelib/engine/io_paths.h"
 
@@ -18,24 +15,6 @@ const char* KindName(SsdErrorKind kind) {
   return "?";
 }
 
-// A dying SSD can fail thousands of I/Os a second: one ssd_error line a second at most, counting
-// the errors left out since the previous line. Process-wide: a daemon runs one cache.
-std::atomic<int64_t> g_next_error_line_ns{std::numeric_limits<int64_t>::min()};
-std::atomic<uint64_t> g_unlogged_errors{0};
-
-void LogSsdError(const Engine& e, SsdErrorKind kind, Nanos now) {
-  int64_t next = g_next_error_line_ns.load(std::memory_order_relaxed);
-  if (now.count() < next ||
-      !g_next_error_line_ns.compare_exchange_strong(next, now.count() + 1'000'000'000)) {
-    g_unlogged_errors.fetch_add(1, std::memory_order_relaxed);
-    return;
-  }
-  const uint64_t unlogged = g_unlogged_errors.exchange(0, std::memory_order_relaxed);
-  LogError("ssd_error", {{"ssd", e.ssd.name()},
-                         {"op", KindName(kind)},
-                         {"unlogged", std::to_string(unlogged)}});
-}
-
 }  // namespace
 
 void NoteSsdError(Engine& e, SsdErrorKind kind) {
@@ -44,7 +23,11 @@ void NoteSsdError(Engine& e, SsdErrorKind kind) {
   const SsdHealthState before = e.ssd_health.state();
   e.ssd_health.record(kind, now);
   const SsdHealthState after = e.ssd_health.state();
-  LogSsdError(e, kind, now);
+  if (uint64_t unlogged = 0; e.ssd_health.error_line_due(now, &unlogged)) {
+    LogError("ssd_error", {{"ssd", e.ssd.name()},
+                           {"op", KindName(kind)},
+                           {"unlogged", std::to_string(unlogged)}});
+  }
   if (after != before) {
     LogWarn("health_change",
             {{"ssd", e.ssd.name()}, {"from", SsdHealthName(before)}, {"to", SsdHealthName(after)}});
