@@ -36,8 +36,8 @@ grep -qE '^dirty:      ([0-9]+ B|[0-9.]+ KiB)$' top.txt || fail "no dirty line: 
 grep -q '^            flush no requests$' top.txt || fail "no flush line: $(cat top.txt)"
 # The write latency lines of the two frames count the 8 writes once in all.
 writes=0
-for n in $(sed -nE 's/^            write .*\(([0-9]+) requests?\)$/\1/p' top.txt); do
+while read -r n; do
   writes=$((writes + n))
-done
+done < <(sed -nE 's/^            write .*\(([0-9]+) requests?\)$/\1/p' top.txt)
 [ "$writes" = 8 ] || fail "write requests in the frames: '$writes', expected 8: $(cat top.txt)"
 stop_tiercached
