@@ -162,6 +162,11 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv, std::ostre
   stats->add_flag("--prometheus", o.prometheus,
                   "Print the counters in the Prometheus text format (version 0.0.4)")
       ->excludes("--json");
+  CLI::App* top = AddControlVerb(
+      app, "top", "Live view: IOPS, MB/s, hit ratio, dirty data and latency, every second", &o);
+  top->add_option("--iterations", o.top_iterations, "Print N frames, then exit (default: forever)");
+  top->add_option("--interval", o.top_interval_s, "Seconds between frames (default 1)")
+      ->check(CLI::Range(0.01, 3600.0));
   AddMode(app, &o, &raw);
   AddControlVerb(app, "flush", "Write all dirty data to the core, showing progress", &o);
   AddControlVerb(app, "stop", "Stop tiercached after closing the cache cleanly", &o);
@@ -186,7 +191,8 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv, std::ostre
       {"create", Verb::kCreate}, {"status", Verb::kStatus}, {"stats", Verb::kStats},
       {"mode", Verb::kMode},     {"flush", Verb::kFlush},   {"stop", Verb::kStop},
       {"check", Verb::kCheck},   {"detach", Verb::kDetach}, {"attach", Verb::kAttach},
-      {"bench", Verb::kBench},   {"sim", Verb::kSim},       {"reset-health", Verb::kResetHealth}};
+      {"bench", Verb::kBench},   {"sim", Verb::kSim},       {"reset-health", Verb::kResetHealth},
+      {"top", Verb::kTop}};
   for (const auto& [name, verb] : kVerbs) {
     if (app.got_subcommand(name)) o.verb = verb;
   }

@@ -16,7 +16,7 @@ namespace tiercache {
 
 enum class Verb {
   kCreate, kStatus, kStats, kMode, kFlush, kStop, kCheck, kDetach, kAttach, kBench, kSim,
-  kResetHealth, kConfigCheck
+  kResetHealth, kConfigCheck, kTop
 };
 
 struct CliOptions {
@@ -33,6 +33,8 @@ struct CliOptions {
   bool drain = false;   // mode --drain
   bool json = false;    // --json
   bool prometheus = false;  // stats --prometheus (excludes --json)
+  uint32_t top_iterations = 0;   // top --iterations N: frames to print; 0 = until interrupted
+  double top_interval_s = 1.0;   // top --interval SECONDS between frames (default 1)
   std::vector<std::string> bench_args;  // bench: passed through unchanged
   std::vector<std::string> sim_args;    // sim: parsed by ParseSimArgs (tools/sim_command.h)
   std::string config_file;  // config check FILE

@@ -5,76 +5,13 @@
 #include "cachelib/common/size_parser.h"
 #include "tools/control_client.h"
 #include "tools/control_locator.h"
+#include "tools/control_session.h"
 #include "tools/exit_codes.h"
-#include "tools/prometheus_format.h"
+#include "daemon/control/prometheus_format.h"
 #include "tools/reply_printer.h"
 
 namespace tiercache {
 namespace {
-
-// One verb's connection: resolves the path, connects, and turns failures into exit codes.
-class Session {
- public:
-  Session(const CliOptions& options, CommandIo& io, const char* verb)
-      : io_(io), verb_(verb) {
-    Result<std::string> path = ResolveControlPath(options);
-    if (!path.ok()) {
-      bool usage = path.status().code() == Status::Code::kInvalidArgument;
-      exit_ = ReportFailure(io_, verb_, usage ? "InvalidArgument" : "NoDaemon",
-                            path.status().message(), usage ? kExitUsage : kExitNoDaemon);
-      return;
-    }
-    Result<std::unique_ptr<ControlClient>> client = ControlClient::Connect(*path);
-    if (!client.ok()) {
-      exit_ = ReportFailure(io_, verb_, "NoDaemon", DescribeConnectFailure(*path, client.status()),
-                            kExitNoDaemon);
-      return;
-    }
-    client_ = std::move(client).value();
-  }
-
-  bool connected() const { return client_ != nullptr; }
-  int exit_code() const { return exit_; }
-
-  // Sends `request`; returns true with *reply set when the daemon answered "ok":true. Otherwise
-  // reports the failure and sets exit_code(). --json prints progress lines and the reply.
-  bool call(const ControlJson& request, ControlJson* reply,
-            const ControlClient::ProgressCallback& on_progress = {}) {
-    auto progress = [&](const ControlJson& line) {
-      if (io_.json) PrintJsonLine(io_, line);
-      if (on_progress) on_progress(line);
-    };
-    Result<ControlJson> result = client_->call(request, progress);
-    if (!result.ok()) {
-      exit_ = ReportFailure(io_, verb_, std::string(Status::CodeName(result.status().code())),
-                            result.status().message(), kExitFailed);
-      return false;
-    }
-    *reply = std::move(result).value();
-    if (reply->value("ok", false)) {
-      if (io_.json) PrintJsonLine(io_, *reply);
-      return true;
-    }
-    std::string error = JsonString(*reply, "error", "failed");
-    std::string code = JsonString(*reply, "code", "IoError");
-    if (io_.json) PrintJsonLine(io_, *reply);
-    io_.err << "tiercache " << verb_ << ": " << error << " (" << code << ")\n";
-    exit_ = kExitFailed;
-    return false;
-  }
-
- private:
-  CommandIo& io_;
-  const char* verb_;
-  std::unique_ptr<ControlClient> client_;
-  int exit_ = kExitOk;
-};
-
-ControlJson Request(const char* cmd) {
-  ControlJson request = ControlJson::object();
-  request["cmd"] = cmd;
-  return request;
-}
 
 // Prints flush progress for humans; ends the redrawn line before anything else is printed.
 class ProgressPrinter {

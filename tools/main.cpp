@@ -11,6 +11,7 @@
 #include "tools/control_commands.h"
 #include "tools/create_command.h"
 #include "tools/sim_command.h"
+#include "tools/top_command.h"
 
 int main(int argc, char** argv) {
   using namespace tiercache;
@@ -32,6 +33,7 @@ int main(int argc, char** argv) {
     case Verb::kSim: return RunSim(options, io);
     case Verb::kResetHealth: return RunResetHealth(options, io);
     case Verb::kConfigCheck: return RunConfigCheck(options, io);
+    case Verb::kTop: return RunTop(options, io);
   }
   return 2;
 }

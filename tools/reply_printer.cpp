@@ -18,7 +18,8 @@ const std::set<std::string> kKnownCounters = {
     "lines_used",     "lines_dirty",       "dirty_sectors",   "lines_untrusted", "evictions",
     "cleaner_writes", "cleaned_lines",     "errors",          "flushes",
     "discards",       "write_zeroes",      "policy_counters", "ssd_read_errors",
-    "ssd_write_errors", "ssd_persist_errors", "ssd_failovers"};
+    "ssd_write_errors", "ssd_persist_errors", "ssd_failovers", "cache_name", "health",
+    "oldest_dirty_age_ms", "latency"};
 
 // The sequential counters the "sequential:" line words itself.
 const std::set<std::string> kSequentialCounters = {
@@ -100,20 +101,38 @@ std::string DescribeHealth(const ControlJson& s) {
   return text;
 }
 
-}  // namespace
-
-uint64_t JsonU64(const ControlJson& object, const char* key) {
-  if (!object.is_object()) return 0;
-  auto it = object.find(key);
-  if (it == object.end() || !it->is_number_unsigned()) return 0;
-  return it->get<uint64_t>();
+// One "latency:" line per path; none for a daemon that sends no histograms.
+void PrintLatency(const ControlJson& latency, std::ostream& out) {
+  if (!latency.is_object()) return;
+  const char* lead = "latency:    ";
+  for (const char* path : kLatencyPaths) {
+    std::string name = path;
+    name.resize(6, ' ');
+    out << lead << name << DescribeLatency(LatencyFromJson(latency, path)) << "\n";
+    lead = "            ";
+  }
 }
 
-std::string JsonString(const ControlJson& object, const char* key, const std::string& fallback) {
-  if (!object.is_object()) return fallback;
-  auto it = object.find(key);
-  if (it == object.end() || !it->is_string()) return fallback;
-  return it->get<std::string>();
+}  // namespace
+
+std::string FormatLatency(Nanos latency) {
+  const double ns = double(latency.count());
+  char buf[32];
+  if (ns < 1e6) {
+    std::snprintf(buf, sizeof buf, "%.0f us", ns / 1e3);
+  } else if (ns < 1e9) {
+    std::snprintf(buf, sizeof buf, "%.2f ms", ns / 1e6);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.2f s", ns / 1e9);
+  }
+  return buf;
+}
+
+std::string DescribeLatency(const LatencySnapshot& l) {
+  if (l.count() == 0) return "no requests";
+  return "p50 " + FormatLatency(l.quantile(0.5)) + ", p99 " + FormatLatency(l.quantile(0.99)) +
+         ", p99.9 " + FormatLatency(l.quantile(0.999)) + " (" + std::to_string(l.count()) +
+         (l.count() == 1 ? " request)" : " requests)");
 }
 
 std::string Percent(uint64_t part, uint64_t whole) {
@@ -207,6 +226,7 @@ void PrintStats(const ControlJson& c, std::ostream& out) {
       << " write, " << N(v("ssd_persist_errors")) << " persist; " << N(v("ssd_failovers"))
       << " switches to pass-through\n";
   if (!c.is_object()) return;
+  PrintLatency(c.value("latency", ControlJson()), out);
   PrintPolicyCounters(c.value("policy_counters", ControlJson()), out);
   for (const auto& item : c.items()) {
     if (kKnownCounters.count(item.key()) == 0) {

@@ -11,11 +11,7 @@
 
 namespace tiercache {
 
-// The unsigned integer field `key` of `object`, or 0.
-uint64_t JsonU64(const ControlJson& object, const char* key);
-// The string field `key` of `object`, or `fallback`.
-std::string JsonString(const ControlJson& object, const char* key,
-                       const std::string& fallback = "?");
+// JsonU64 and JsonString (control_json.h) read fields of replies leniently.
 
 // The "status" object of a status reply.
 void PrintStatus(const ControlJson& status, std::ostream& out);
@@ -24,6 +20,11 @@ void PrintStats(const ControlJson& stats, std::ostream& out);
 // One line for a "policies" object (PolicyOptionsToJson, with "index_bytes" in a status):
 // "admission always, replacement lru, sequential cutoff 1 MiB, index 200 KiB of RAM".
 std::string DescribePolicies(const ControlJson& policies);
+// A latency for people: "38 us" below 1 ms, "2.50 ms" below 1 s, "1.00 s" above.
+std::string FormatLatency(Nanos latency);
+// "p50 38 us, p99 99 us, p99.9 100 us (4 requests)" (LatencySnapshot::quantile), or
+// "no requests".
+std::string DescribeLatency(const LatencySnapshot& latency);
 // "12.5%" (one decimal) of part/whole; "-" when whole is 0.
 std::string Percent(uint64_t part, uint64_t whole);
 

@@ -37,6 +37,31 @@ TEST(ReplyPrinterTest, MistypedFieldsPrintAsDefaults) {
   EXPECT_NE(not_object.str().find("errors:     0\n"), std::string::npos);
 }
 
+TEST(ReplyPrinterTest, StatsShowLatencyPercentilesPerPath) {
+  LatencySnapshot hit;
+  hit.buckets[0] = 2;  // <= 10 us
+  hit.buckets[3] = 2;  // (50, 100 us]
+  hit.sum_ns = 160'000;
+  LatencySnapshot flush;
+  flush.buckets[9] = 1000;  // (5, 10 ms]
+  ControlJson stats = ControlJson::object();
+  CacheLatency latency;
+  latency.hit = hit;
+  latency.flush = flush;
+  stats["latency"] = LatencyToJson(latency);
+  std::ostringstream out;
+  PrintStats(stats, out);
+  const std::string text = out.str();
+  EXPECT_NE(text.find("latency:    hit   p50 10 us, p99 99 us, p99.9 100 us (4 requests)\n"
+                      "            miss  no requests\n"
+                      "            write no requests\n"
+                      "            flush p50 7.50 ms, p99 9.95 ms, p99.9 9.99 ms (1000 requests)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("latency: {"), std::string::npos) << text;
+  EXPECT_EQ(FormatLatency(std::chrono::seconds(2)), "2.00 s");
+}
+
 TEST(ReplyPrinterTest, DescribePolicies) {
   EXPECT_EQ(DescribePolicies(ControlJson::parse(
                 R"({"admission":"always","replacement":"clock","sequential":{"enabled":true,)"

@@ -3,6 +3,7 @@
 #include <array>
 #include <cstring>
 
+#include "cachelib/common/logger.h"
 #include "cachelib/engine/cleaner.h"
 #include "cachelib/engine/engine.h"
 #include "cachelib/engine/io_paths.h"
@@ -154,6 +155,14 @@ CacheCounters Cache::counters() const {
   return out;
 }
 
+CacheLatency Cache::latency() const {
+  const EngineCounters& c = engine_->counters;
+  return {.hit = c.latency_hit.snapshot(),
+          .miss = c.latency_miss.snapshot(),
+          .write = c.latency_write.snapshot(),
+          .flush = c.latency_flush.snapshot()};
+}
+
 CacheHealth Cache::health() const {
   const SsdHealth& h = engine_->ssd_health;
   CacheHealth out;
@@ -184,7 +193,10 @@ void Cache::reset_health(IoCallback done) {
                                      ": SSD check failed: no tiercache superblock (a new SSD "
                                      "needs tiercache create)");
                } else {
+                 const SsdHealthState before = e.ssd_health.state();
                  e.ssd_health.reset();
+                 LogInfo("health_change", {{"ssd", e.ssd.name()},
+                                           {"from", SsdHealthName(before)}, {"to", "ok"}});
                }
                done(std::move(s));
                e.inflight.fetch_sub(1, std::memory_order_release);
@@ -250,7 +262,9 @@ void Cache::write_impl(uint64_t offset, std::span<const std::byte> buf, WriteFla
 void Cache::flush_impl(IoCallback cb) {
   Engine& e = *engine_;
   e.inflight.fetch_add(1, std::memory_order_relaxed);
-  e.flush_all([&e, cb = std::move(cb)](Status s) {
+  const Clock& clock = EventLoop::current()->clock();
+  e.flush_all([&e, &clock, started = clock.now(), cb = std::move(cb)](Status s) {
+    e.counters.latency_flush.record(clock.now() - started);
     cb(std::move(s));
     e.inflight.fetch_sub(1, std::memory_order_release);
   });

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cachelib/common/event_loop.h"
+#include "cachelib/common/latency_histogram.h"
 #include "cachelib/device/device.h"
 #include "cachelib/metadata/metadata_store.h"
 #include "policy/cleaning/cleaning_options.h"
@@ -43,6 +44,15 @@ struct CacheCounters {
   // Cache SSD I/O errors (docs/io-paths.md "SSD failures"): data reads, data writes (fills
   // included), metadata persists; and how often the cache switched itself to pass-through.
   uint64_t ssd_read_errors = 0, ssd_write_errors = 0, ssd_persist_errors = 0, ssd_failovers = 0;
+};
+
+// Client request latency by path, from submission to completion on the engine's clock (FUA and
+// commit-before-ack waits included): `tiercache stats`, `top` and the Prometheus histograms.
+struct CacheLatency {
+  LatencySnapshot hit;    // reads served wholly from the SSD
+  LatencySnapshot miss;   // reads that needed the core: misses, partial hits, bypasses
+  LatencySnapshot write;  // writes (the unaligned ends of a WRITE_ZEROES included)
+  LatencySnapshot flush;  // FLUSH requests
 };
 
 // The SSD's health, for `tiercache status`: "ok" (no SSD error since start or the last
@@ -127,6 +137,7 @@ class Cache final : public Device {
   void close(IoCallback done);
 
   CacheCounters counters() const;
+  CacheLatency latency() const;
   CacheHealth health() const;
   // Brings a repaired or replaced SSD back into the data path: reads the superblock back from the
   // SSD and, if that works, clears the failed state and the error window (health "ok"). IoError

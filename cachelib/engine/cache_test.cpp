@@ -627,5 +627,24 @@ TEST_F(CacheTest, PartialSectorRequestsAreByteExactInEveryMode) {
   }
 }
 
+// Each request lands in the histogram of its path once; MemoryDevices complete at the same
+// virtual instant, so every latency is 0 (the first bucket).
+TEST_F(CacheTest, LatencyIsRecordedPerPath) {
+  Make(CacheMode::kWriteThrough);
+  Read(0, kLine);                          // miss
+  Read(0, kLine);                          // hit
+  Read(0, 2 * kLine);                      // partial hit: needs the core, so "miss"
+  Write(3 * kLine, Pattern(9, 0, 4096));   // write
+  ASSERT_TRUE(testing::SyncFlush(h->loop, *h->cache).ok());
+  ASSERT_TRUE(testing::SyncDiscard(h->loop, *h->cache, 0, 4096).ok());  // not in any path
+  CacheLatency l = h->cache->latency();
+  EXPECT_EQ(l.hit.count(), 1u);
+  EXPECT_EQ(l.miss.count(), 2u);
+  EXPECT_EQ(l.write.count(), 1u);
+  EXPECT_EQ(l.flush.count(), 1u);
+  EXPECT_EQ(l.miss.buckets[0], 2u);
+  EXPECT_EQ(l.miss.sum_ns, 0u);
+}
+
 }  // namespace
 }  // namespace tiercache

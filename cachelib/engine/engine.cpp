@@ -7,6 +7,7 @@
 
 #include "cachelib/engine/cleaner.h"
 #include "cachelib/engine/policy_set.h"
+#include "cachelib/engine/ssd_errors.h"
 #include "cachelib/engine/trust_flusher.h"
 
 namespace tiercache {
@@ -263,7 +264,7 @@ void Engine::persist(IoCallback done) {
     // The store may complete a batched persist on another loop: come back to ours.
     EventLoop* origin = EventLoop::current();
     store->persist([this, epoch, origin, done = std::move(done)](Status s) mutable {
-      if (!s.ok()) ssd_health.record(SsdErrorKind::kPersist, options.background_loop->clock().now());
+      if (!s.ok()) NoteSsdError(*this, SsdErrorKind::kPersist);  // counts and logs it
       if (s.ok()) {
         uint64_t seen = persist_completed_.load(std::memory_order_acquire);
         while (seen < epoch &&

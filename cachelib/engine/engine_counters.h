@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "cachelib/common/latency_histogram.h"
 #include "cachelib/engine/cache.h"
 
 namespace tiercache {
@@ -19,6 +20,8 @@ struct EngineCounters {
   C evictions{0}, cleaner_writes{0}, cleaned_lines{0}, errors{0};
   C flushes{0}, discards{0}, write_zeroes{0};
   C lines_dirty{0}, dirty_sectors{0};
+  // Request latency by path (CacheLatency), recorded where a request completes.
+  LatencyHistogram latency_hit, latency_miss, latency_write, latency_flush;
 
   static void add(C& c, uint64_t n = 1) { c.fetch_add(n, std::memory_order_relaxed); }
   static void sub(C& c, uint64_t n = 1) { c.fetch_sub(n, std::memory_order_relaxed); }

@@ -83,6 +83,7 @@ Request* NewRequest(Engine& engine, RequestKind kind, uint64_t offset, uint64_t 
                            .flags = {},
                            .done = std::move(done),
                            .status = Status::Ok()};
+  if (kind == RequestKind::kRead || kind == RequestKind::kWrite) r->started = r->loop->clock().now();
   return r;
 }
 
@@ -118,7 +119,9 @@ void Request::segment_done(Status s) {
 void Request::finish() {
   EngineCounters& c = engine.counters;
   if (!status.ok()) EngineCounters::add(c.errors);
+  LatencyHistogram* latency = nullptr;
   if (kind == RequestKind::kRead) {
+    latency = !bypassed && !any_core ? &c.latency_hit : &c.latency_miss;
     if (bypassed) {
       EngineCounters::add(c.read_bypasses);
     } else if (any_ssd && any_core) {
@@ -129,13 +132,16 @@ void Request::finish() {
       EngineCounters::add(c.read_hits);
     }
   } else if (kind == RequestKind::kWrite) {
+    latency = &c.latency_write;
     if (bypassed) {
       EngineCounters::add(c.write_bypasses);
     } else {
       EngineCounters::add(all_cached ? c.write_hits : c.write_misses);
     }
   }
-  auto complete = [this](Status s) {
+  auto complete = [this, latency](Status s) {
+    // Before the callback: a client that saw its reply also finds the request in the stats.
+    if (latency != nullptr) latency->record(loop->clock().now() - started);
     IoCallback cb = std::move(done);
     Engine& e = engine;
     delete this;

@@ -45,6 +45,7 @@ struct Request {
   IoCallback done;
 
   uint32_t pending = 0;
+  Nanos started{0};  // loop clock at submission; reads and writes only (latency histograms)
   Status status;
   // What the segments saw, for the hit/miss counters.
   bool any_ssd = false, any_core = false, bypassed = false, all_cached = true;

@@ -1,11 +1,37 @@
 #include "cachelib/engine/ssd_errors.h"
 
+#include "cachelib/common/logger.h"
 #include "cachelib/engine/io_paths.h"
 
 namespace tiercache {
+namespace {
+
+const char* KindName(SsdErrorKind kind) {
+  switch (kind) {
+    case SsdErrorKind::kRead: return "read";
+    case SsdErrorKind::kWrite: return "write";
+    case SsdErrorKind::kPersist: return "persist";
+  }
+  return "?";
+}
+
+}  // namespace
 
 void NoteSsdError(Engine& e, SsdErrorKind kind) {
-  e.ssd_health.record(kind, e.options.background_loop->clock().now());
+  // Errors are rare; reading the state twice costs nothing on the paths that work.
+  const Nanos now = e.options.background_loop->clock().now();
+  const SsdHealthState before = e.ssd_health.state();
+  e.ssd_health.record(kind, now);
+  const SsdHealthState after = e.ssd_health.state();
+  if (uint64_t unlogged = 0; e.ssd_health.error_line_due(now, &unlogged)) {
+    LogError("ssd_error", {{"ssd", e.ssd.name()},
+                           {"op", KindName(kind)},
+                           {"unlogged", std::to_string(unlogged)}});
+  }
+  if (after != before) {
+    LogWarn("health_change",
+            {{"ssd", e.ssd.name()}, {"from", SsdHealthName(before)}, {"to", SsdHealthName(after)}});
+  }
 }
 
 IoCallback NotingSsdErrors(Engine& e, SsdErrorKind kind, IoCallback cb) {

@@ -4,6 +4,7 @@
 // until reset_health() re-checks the SSD.
 #include <gtest/gtest.h>
 
+#include "cachelib/common/logger.h"
 #include "cachelib/device/error_device.h"
 #include "tests/support/cache_fixture.h"
 
@@ -266,6 +267,34 @@ TEST_F(SsdFailureTest, PastTheThresholdTheCacheRunsAsPassThroughUntilReset) {
   EXPECT_EQ(dirty, Pattern(13, 0, 4096));
   ASSERT_TRUE(Read(1 * kLine, buf).ok());
   EXPECT_EQ(h->cache->counters().read_misses, 3u + 1u);  // line 1 was invalidated, refilled now
+}
+
+// The log: the first error and each health change at once, further errors at most once a second
+// with the count of those left out, and the way back to ok.
+TEST_F(SsdFailureTest, ErrorsAndHealthChangesAreLogged) {
+  Make(CacheMode::kWriteBack, 3);
+  for (uint64_t l = 0; l < 4; ++l) h->core_mem.write_now(l * kLine, Pattern(12, l * kLine, kLine));
+  std::vector<std::byte> buf(kLine);
+  for (uint64_t l = 1; l < 4; ++l) ASSERT_TRUE(Read(l * kLine, buf).ok());
+  ASSERT_TRUE(Write(0, Pattern(13, 0, 4096)).ok());
+  std::string log;
+  Logger::instance().set_sink([&log](std::string_view line) { log += line; });
+  Logger::instance().set_time_source([] { return std::string("T"); });
+  FailSsdData(ErrorDevice::kRead | ErrorDevice::kWrite);
+  for (uint64_t l = 1; l < 4; ++l) ASSERT_TRUE(Read(l * kLine, buf).ok());  // 3 errors: failed
+  h->loop.run_for(std::chrono::seconds(2));
+  std::vector<std::byte> dirty(4096);
+  EXPECT_EQ(Read(0, dirty).code(), Status::Code::kIoError);  // the 4th error, a second later
+  ssd->clear();
+  ASSERT_TRUE(ResetHealth().ok());
+  Logger::instance().set_sink(nullptr);
+  Logger::instance().set_time_source(nullptr);
+  EXPECT_EQ(log,
+            "ts=T level=error event=ssd_error ssd=ssd op=read unlogged=0\n"
+            "ts=T level=warn event=health_change ssd=ssd from=ok to=degraded\n"
+            "ts=T level=warn event=health_change ssd=ssd from=degraded to=failed\n"
+            "ts=T level=error event=ssd_error ssd=ssd op=read unlogged=2\n"
+            "ts=T level=info event=health_change ssd=ssd from=failed to=ok\n");
 }
 
 TEST_F(SsdFailureTest, ErrorsOutsideTheWindowDoNotAddUp) {

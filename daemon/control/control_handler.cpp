@@ -2,6 +2,8 @@
 
 #include <limits>
 
+#include "cachelib/common/logger.h"
+
 namespace tiercache {
 
 struct ControlHandler::FlushState {
@@ -46,8 +48,7 @@ void ControlHandler::status(const Emit& emit) {
 
 void ControlHandler::stats(const Emit& emit) {
   ControlJson response = OkResponse();
-  response["stats"] = CountersToJson(target_.counters());
-  response["stats"]["policy_counters"] = PolicyCountersToJson(target_.policy_report());
+  response["stats"] = StatsToJson(target_);
   emit(response, true);
 }
 
@@ -59,8 +60,15 @@ void ControlHandler::mode(const ControlRequest& request, Emit emit) {
     return emit(response, true);
   }
   CacheMode wanted = *request.mode;
-  target_.set_mode(wanted, request.drain, on_loop([emit, wanted, previous](Status status) {
-    if (!status.ok()) return emit(ErrorResponse(status), true);
+  const bool drain = request.drain;
+  target_.set_mode(wanted, drain, on_loop([emit, wanted, previous, drain](Status status) {
+    const LogField from{"from", std::string(ModeName(previous))};
+    const LogField to{"to", std::string(ModeName(wanted))};
+    if (!status.ok()) {
+      LogError("mode_switch_failed", {from, to, {"error", status.ToString()}});
+      return emit(ErrorResponse(status), true);
+    }
+    LogInfo("mode_switch", {from, to, {"drain", drain ? "true" : "false"}});
     ControlJson response = OkResponse();
     response["mode"] = std::string(ModeName(wanted));
     response["previous_mode"] = std::string(ModeName(previous));

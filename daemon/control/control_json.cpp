@@ -1,6 +1,9 @@
 #include "daemon/control/control_json.h"
 
+#include <algorithm>
 #include <cstdio>
+
+#include "daemon/control/control_paths.h"
 
 namespace tiercache {
 
@@ -79,6 +82,69 @@ json PolicyOptionsToJson(const PolicyOptions& p) {
   j["replacement"] = p.replacement;
   j["sequential"] = std::move(sequential);
   return j;
+}
+
+namespace {
+
+json SnapshotToJson(const LatencySnapshot& s) {
+  json buckets = json::array();
+  for (size_t i = 0; i < kLatencyBuckets; ++i) buckets.push_back(s.cumulative(i));
+  return json{{"count", s.count()}, {"sum_ns", s.sum_ns}, {"buckets", std::move(buckets)}};
+}
+
+}  // namespace
+
+json LatencyToJson(const CacheLatency& l) {
+  json j = json::object();
+  j["bounds_ns"] = kLatencyBucketBoundsNs;
+  j["hit"] = SnapshotToJson(l.hit);
+  j["miss"] = SnapshotToJson(l.miss);
+  j["write"] = SnapshotToJson(l.write);
+  j["flush"] = SnapshotToJson(l.flush);
+  return j;
+}
+
+LatencySnapshot LatencyFromJson(const ControlJson& latency, const char* path) {
+  LatencySnapshot s;
+  if (!latency.is_object() || !latency.contains(path)) return s;
+  const json& p = latency[path];
+  auto buckets = p.is_object() ? p.find("buckets") : p.end();
+  if (buckets == p.end() || !buckets->is_array() || buckets->size() != kLatencyBuckets) return s;
+  uint64_t below = 0;
+  for (size_t i = 0; i < kLatencyBuckets; ++i) {
+    const json& v = (*buckets)[i];
+    const uint64_t cumulative = v.is_number_unsigned() ? v.get<uint64_t>() : 0;
+    s.buckets[i] = cumulative >= below ? cumulative - below : 0;
+    below = std::max(below, cumulative);
+  }
+  s.sum_ns = JsonU64(p, "sum_ns");
+  return s;
+}
+
+uint64_t JsonU64(const ControlJson& object, const char* key) {
+  if (!object.is_object()) return 0;
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_number_unsigned()) return 0;
+  return it->get<uint64_t>();
+}
+
+std::string JsonString(const ControlJson& object, const char* key, const std::string& fallback) {
+  if (!object.is_object()) return fallback;
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_string()) return fallback;
+  return it->get<std::string>();
+}
+
+json StatsToJson(const ControlTarget& target) {
+  const PolicyReport report = target.policy_report();
+  const ControlStatus status = target.status();
+  json stats = CountersToJson(target.counters());
+  stats["policy_counters"] = PolicyCountersToJson(report);
+  stats["cache_name"] = CacheName(status.cache_path);
+  stats["health"] = status.health.state;
+  stats["oldest_dirty_age_ms"] = uint64_t(std::max<int64_t>(0, report.oldest_dirty_age_ns / 1000000));
+  stats["latency"] = LatencyToJson(target.latency());
+  return stats;
 }
 
 std::string FormatUuid(const std::array<uint8_t, 16>& uuid) {

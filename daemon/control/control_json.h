@@ -37,6 +37,23 @@ ControlJson PolicyOptionsToJson(const PolicyOptions& policies);
 // {read, write, persist} and "dirty_bytes_at_risk".
 ControlJson StatusToJson(const ControlStatus& status, CacheMode mode,
                          const CacheCounters& counters, const PolicyReport& report);
+// The "latency" object of a stats reply: "bounds_ns" (the upper bounds of the finite buckets),
+// then per path ("hit", "miss", "write", "flush") {"count", "sum_ns", "buckets"}, where
+// buckets[i] counts the samples <= bounds_ns[i] (cumulative, as Prometheus' "le") and the last
+// entry, one past the bounds, is the +Inf bucket (== count).
+ControlJson LatencyToJson(const CacheLatency& latency);
+// The path `path` of a "latency" object back as a snapshot; empty when absent or malformed.
+LatencySnapshot LatencyFromJson(const ControlJson& latency, const char* path);
+// The latency paths in reply order.
+inline constexpr std::array<const char*, 4> kLatencyPaths = {"hit", "miss", "write", "flush"};
+// The unsigned integer field `key` of `object`, or 0.
+uint64_t JsonU64(const ControlJson& object, const char* key);
+// The string field `key` of `object`, or `fallback`.
+std::string JsonString(const ControlJson& object, const char* key,
+                       const std::string& fallback = "?");
+// The "stats" object of a stats reply: every counter (CountersToJson), "policy_counters",
+// "cache_name" (CacheName of the SSD path), "health", "oldest_dirty_age_ms" and "latency".
+ControlJson StatsToJson(const ControlTarget& target);
 // "0123abcd-...": the 8-4-4-4-12 hex form.
 std::string FormatUuid(const std::array<uint8_t, 16>& uuid);
 // One protocol line: compact JSON plus '\n'. Invalid UTF-8 in strings is replaced, never thrown.

@@ -207,7 +207,16 @@ TEST_F(ControlServerTest, StatsReportsEveryCounterInOrder) {
   report.replacement_counters = {{"ghost_hits", 31}, {"small_evictions", 32}};
   report.sequential_counters = {{"bypassed_read_bytes", 33}, {"bypassed_write_bytes", 34}};
   report.index_bytes = 35;
+  report.oldest_dirty_age_ns = 2'500'000'000;
   target_.set_policy_report(report);
+  ControlStatus status = SampleStatus();
+  status.health.state = "degraded";
+  target_.set_status(status);
+  CacheLatency latency;
+  latency.write.buckets[1] = 2;  // (10, 25 us]
+  latency.write.buckets[16] = 1;  // > 1 s
+  latency.write.sum_ns = 1'000'040'000;
+  target_.set_latency(latency);
   ASSERT_TRUE(start_server().ok());
   LineClient client(path_);
   EXPECT_EQ(client.call(R"({"cmd":"stats"})"),
@@ -223,7 +232,13 @@ TEST_F(ControlServerTest, StatsReportsEveryCounterInOrder) {
             R"("policy_counters":{"admission":{"admitted":30,"refused":0},)"
             R"("replacement":{"ghost_hits":31,"small_evictions":32},)"
             R"("sequential":{"bypassed_read_bytes":33,"bypassed_write_bytes":34},)"
-            R"("cleaning":{}}}})");
+            R"("cleaning":{}},"cache_name":"nvme0n1p2","health":"degraded",)"
+            R"("oldest_dirty_age_ms":2500,"latency":{"bounds_ns":[10000,25000,50000,100000,)"
+            R"(250000,500000,1000000,2500000,5000000,10000000,25000000,50000000,100000000,)"
+            R"(250000000,500000000,1000000000],)"
+            R"("hit":{"count":0,"sum_ns":0,"buckets":[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]},"miss":{"count":0,"sum_ns":0,"buckets":[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]},)"
+            R"("write":{"count":3,"sum_ns":1000040000,"buckets":[0,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,3]},)"
+            R"("flush":{"count":0,"sum_ns":0,"buckets":[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]}}}})");
 }
 
 TEST_F(ControlServerTest, StatsWithPoliciesWithoutCountersSendsEmptyObjects) {
@@ -234,7 +249,11 @@ TEST_F(ControlServerTest, StatsWithPoliciesWithoutCountersSendsEmptyObjects) {
             R"("write_zeroes":0,"ssd_read_errors":0,"ssd_write_errors":0,)"
             R"("ssd_persist_errors":0,"ssd_failovers":0,"policy_counters":{"admission":{},)"
             R"("replacement":{},)"
-            R"("sequential":{},"cleaning":{}}}})");
+            R"("sequential":{},"cleaning":{}},"cache_name":"","health":"ok",)"
+            R"("oldest_dirty_age_ms":0,"latency":{"bounds_ns":[10000,25000,50000,100000,)"
+            R"(250000,500000,1000000,2500000,5000000,10000000,25000000,50000000,100000000,)"
+            R"(250000000,500000000,1000000000],)"
+            R"("hit":{"count":0,"sum_ns":0,"buckets":[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]},"miss":{"count":0,"sum_ns":0,"buckets":[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]},"write":{"count":0,"sum_ns":0,"buckets":[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]},"flush":{"count":0,"sum_ns":0,"buckets":[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]}}}})");
 }
 
 TEST_F(ControlServerTest, ResetHealthAnswersTheNewHealthOrWhyTheCheckFailed) {

@@ -45,6 +45,8 @@ class ControlTarget {
   // Cheap, non-blocking snapshots.
   virtual ControlStatus status() const = 0;
   virtual CacheCounters counters() const = 0;
+  // Request latency histograms by path; none for a target without them.
+  virtual CacheLatency latency() const { return {}; }
   virtual CacheMode mode() const = 0;
   // Policy names, their counters summed over shards, and the RAM of the line index.
   virtual PolicyReport policy_report() const = 0;

@@ -33,6 +33,7 @@ class CacheService final : public ControlTarget {
 
   ControlStatus status() const override;
   CacheCounters counters() const override { return cache_->counters(); }
+  CacheLatency latency() const override { return cache_->latency(); }
   CacheMode mode() const override { return cache_->mode(); }
   PolicyReport policy_report() const override { return cache_->policy_report(); }
   void set_mode(CacheMode mode, bool drain, DoneCallback done) override;

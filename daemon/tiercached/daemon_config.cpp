@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "daemon/control/control_paths.h"
+#include "daemon/metrics/metrics_http.h"
 #include "daemon/tiercached/config_file.h"
 #include "daemon/tiercached/daemon_option.h"
 
@@ -110,6 +111,12 @@ Result<DaemonConfig> ParseDaemonConfig(int argc, char** argv) {
 Result<DaemonConfig> FinishDaemonConfig(DaemonConfig c) {
   if (c.cache_path.empty()) {
     return Status::InvalidArgument("--cache is required (or `cache` in the --config file)");
+  }
+  c.log_level = ParseLogLevel(c.log_level_name).value_or(LogLevel::kInfo);  // checked already
+  if (!c.metrics_listen.empty()) {
+    Result<std::string> address = MetricsListenAddress(c.metrics_listen);
+    if (!address.ok()) return address.status();
+    c.metrics_listen = *address;
   }
   if (c.ublk_recover >= 0) c.ublk = true;
   if (c.ublk) c.commit_acks = true;

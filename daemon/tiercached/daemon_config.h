@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "cachelib/common/logger.h"
 #include "cachelib/common/status.h"
 #include "policy/policy_options.h"
 
@@ -49,6 +50,11 @@ struct DaemonConfig {
   std::string admission;      // --admission NAME; empty: as recorded
   std::string replacement;    // --replacement NAME; empty: as recorded
   std::optional<uint64_t> seq_cutoff_bytes;  // --seq-cutoff SIZE, both directions; 0: off
+  // --metrics [HOST:]PORT: serve the Prometheus text at http://HOST:PORT/metrics, HOST 127.0.0.1
+  // unless given; stored as HOST:PORT (MetricsListenAddress). Empty: off (default).
+  std::string metrics_listen;
+  std::string log_level_name = "info";   // --log-level debug|info|warn|error (default info)
+  LogLevel log_level = LogLevel::kInfo;  // log_level_name, parsed by FinishDaemonConfig
 };
 
 // The policy flags of `config` as overrides of the recorded choices. --seq-cutoff changes only

@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cstdio>
 
+#include "cachelib/common/logger.h"
 #include "cachelib/common/size_parser.h"
+#include "daemon/metrics/metrics_http.h"
 #include "policy/replacement/replacement_factory.h"
 
 namespace tiercache {
@@ -30,6 +32,15 @@ Status CheckSeqCutoff(const DaemonConfig& c) {
   PolicyOverrides o;
   o.sequential = PolicyOverridesFor(c, SequentialOptions{}).sequential;
   return CheckPolicy(o);
+}
+
+Status CheckLogLevel(const DaemonConfig& c) {
+  if (ParseLogLevel(c.log_level_name)) return Status::Ok();
+  return Status::InvalidArgument("'" + c.log_level_name + "' is not debug, info, warn or error");
+}
+Status CheckMetrics(const DaemonConfig& c) {
+  if (c.metrics_listen.empty()) return Status::Ok();
+  return MetricsListenAddress(c.metrics_listen).status();
 }
 
 std::string ReplacementNames() {
@@ -92,6 +103,12 @@ std::vector<DaemonOption> MakeOptions() {
       {"seq-cutoff", "", &C::seq_cutoff_bytes,
        "sequential bypass cutoff to run with instead of the recorded one, e.g. 4M (0: off)",
        std::nullopt, CheckSeqCutoff},
+      {"metrics", "", &C::metrics_listen,
+       "serve Prometheus metrics at http://[HOST:]PORT/metrics (HOST default 127.0.0.1)",
+       std::nullopt, CheckMetrics},
+      {"log-level", "", &C::log_level_name,
+       "log events at this level and above: debug, info, warn, error (default info)",
+       std::nullopt, CheckLogLevel},
   };
 }
 

@@ -14,9 +14,11 @@
 #include <optional>
 
 #include "cachelib/device/instance_lock.h"
+#include "cachelib/common/logger.h"
 #include "daemon/common/daemon_process.h"
 #include "daemon/control/control_paths.h"
 #include "daemon/control/control_server.h"
+#include "daemon/metrics/metrics_server.h"
 #include "daemon/nbd/server.h"
 #include "daemon/tiercached/cache_service.h"
 #include "daemon/tiercached/daemon_config.h"
@@ -48,6 +50,8 @@ class Tiercached {
   void StopControl();
   Status StartNbd();
   Status StartUblk();
+  Status StartMetrics();
+  void StopMetrics();
   Status Ready();
   // Closes the cache once, keeping the outcome. REQUIRES: no front-end serves it any more.
   void CloseCache();
@@ -63,6 +67,7 @@ class Tiercached {
   std::unique_ptr<CacheService> service_;
   std::unique_ptr<TraceRecorder> recorder_;
   std::unique_ptr<ControlServer> control_;
+  std::unique_ptr<MetricsServer> metrics_;  // --metrics; on loop_
   Device* exported_ = nullptr;  // what NBD and ublk serve: the cache, or the recorder over it
   std::optional<Status> closed_;  // how the cache closed, once it has
   ControlTarget::DoneCallback stop_reply_;  // answers `tiercache stop` after the shutdown
@@ -94,7 +99,10 @@ void Tiercached::AddSteps(StartupSequence& steps) {
   // covers every completed write, whichever front-end it came through.
   if (config_.ublk) {
     steps.add("ublk", [this] { return StartUblk(); }, [this] { StopAndWait(ublk_.get()); });
+  }  if (!config_.metrics_listen.empty()) {
+    steps.add("metrics", [this] { return StartMetrics(); }, [this] { StopMetrics(); });
   }
+
   if (!config_.pidfile.empty()) {
     steps.add("pidfile", [this] { return process_.WritePidfile(config_.pidfile); },
               [this] { process_.RemovePidfile(); });
@@ -211,14 +219,34 @@ Status Tiercached::StartUblk() {
                      : UblkServer::Start(*exported_, options);
   if (!started.ok()) return started.status();
   ublk_ = std::move(started).value();
-  std::fprintf(stderr, "tiercached: block device %s\n", ublk_->block_device().c_str());
+  LogInfo("ublk_start", {{"device", ublk_->block_device()}});
   return Status::Ok();
 }
 
+// --metrics: the HTTP server on the control loop, reading the same stats as `tiercache stats`.
+Status Tiercached::StartMetrics() {
+  Result<std::unique_ptr<MetricsServer>> metrics = Status::IoError("not started");
+  loop_->run_sync([&] {
+    metrics = MetricsServer::Start(loop_->loop(), config_.metrics_listen,
+                                   MetricsServer::PrometheusOf(*service_));
+  });
+  if (!metrics.ok()) return metrics.status();
+  metrics_ = std::move(metrics).value();
+  return Status::Ok();
+}
+
+void Tiercached::StopMetrics() {
+  loop_->run_sync([&] { metrics_.reset(); });
+}
+
 Status Tiercached::Ready() {
-  std::fprintf(stderr, "tiercached: serving %s (core %s) on %s, control %s\n",
-               config_.cache_path.c_str(), service_->status().core_path.c_str(),
-               config_.socket_path.c_str(), config_.control_path.c_str());
+  LogInfo("start", {{"cache", config_.cache_path},
+                    {"core", service_->status().core_path},
+                    {"export", config_.socket_path},
+                    {"control", config_.control_path},
+                    {"metrics", config_.metrics_listen},
+                    {"mode", std::string(ModeName(service_->mode()))},
+                    {"pid", std::to_string(getpid())}});
   daemon_->ready();
   return Status::Ok();
 }
@@ -254,10 +282,10 @@ int Tiercached::Run() {
   steps.unwind();
   const Status closed = closed_.value_or(Status::Ok());
   if (!closed.ok()) {
-    std::fprintf(stderr, "tiercached: closing the cache failed: %s\n", closed.ToString().c_str());
+    LogError("stop", {{"cache", config_.cache_path}, {"clean", "false"}, {"error", closed.ToString()}});
     return 1;
   }
-  std::fprintf(stderr, "tiercached: stopped cleanly\n");
+  LogInfo("stop", {{"cache", config_.cache_path}, {"clean", "true"}});
   return 0;
 }
 
@@ -278,5 +306,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "Run tiercached --help for usage.\n");
     return 2;
   }
+  tiercache::Logger::instance().set_level(config->log_level);
   return tiercache::Tiercached(*config).Run();
 }

@@ -83,7 +83,7 @@ rc=0
 NOTIFY_SOCKET="$TEST_TMP/notify2.sock" "$TIERCACHED" --cache blank.img --foreground 2>/dev/null ||
   rc=$?
 [ "$rc" -eq 1 ] || fail "tiercached on a blank SSD: exit $rc, expected 1"
-wait_for_line notify2.log "STATUS=tiercached: cannot open cache blank.img: .*"
+wait_for_line notify2.log "STATUS=tiercached: open cache: .*"
 [ "$(head -2 notify2.log)" = $'listening\nSTATUS=opening the cache' ] ||
   fail "notify messages: $(cat notify2.log)"
 ! grep -q "READY=1" notify2.log || fail "READY=1 from a daemon that failed: $(cat notify2.log)"

@@ -23,6 +23,11 @@ void FakeControlTarget::set_counters(const CacheCounters& counters) {
   counters_ = counters;
 }
 
+void FakeControlTarget::set_latency(const CacheLatency& latency) {
+  std::lock_guard lock(mu_);
+  latency_ = latency;
+}
+
 void FakeControlTarget::set_current_mode(CacheMode mode) {
   std::lock_guard lock(mu_);
   mode_ = mode;
@@ -119,6 +124,11 @@ ControlStatus FakeControlTarget::status() const {
 CacheCounters FakeControlTarget::counters() const {
   std::lock_guard lock(mu_);
   return counters_;
+}
+
+CacheLatency FakeControlTarget::latency() const {
+  std::lock_guard lock(mu_);
+  return latency_;
 }
 
 CacheMode FakeControlTarget::mode() const {

@@ -28,6 +28,7 @@ class FakeControlTarget final : public ControlTarget {
   // Scripting.
   void set_status(const ControlStatus& status);
   void set_counters(const CacheCounters& counters);
+  void set_latency(const CacheLatency& latency);
   void set_current_mode(CacheMode mode);
   void set_policy_report(const PolicyReport& report);
   void set_completion(Completion completion);
@@ -53,6 +54,7 @@ class FakeControlTarget final : public ControlTarget {
 
   ControlStatus status() const override;
   CacheCounters counters() const override;
+  CacheLatency latency() const override;
   CacheMode mode() const override;
   PolicyReport policy_report() const override;
   void set_mode(CacheMode mode, bool drain, DoneCallback done) override;
@@ -72,6 +74,7 @@ class FakeControlTarget final : public ControlTarget {
   std::condition_variable held_cv_;
   ControlStatus status_;
   CacheCounters counters_;
+  CacheLatency latency_;
   CacheMode mode_ = CacheMode::kWriteThrough;
   PolicyReport policy_report_;
   Completion completion_ = Completion::kInline;

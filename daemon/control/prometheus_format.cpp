@@ -1,17 +1,18 @@
-#include "tools/prometheus_format.h"
+#include "daemon/control/prometheus_format.h"
 
 #include <cstdint>
+#include <cstdio>
 #include <vector>
-
-#include "tools/reply_printer.h"
 
 namespace tiercache {
 namespace {
 
-// One sample: the stats field it comes from and its labels (already rendered, may be empty).
+// One sample: the stats field it comes from, times `scale`, and its labels (rendered, may be
+// empty; the cache label is prepended).
 struct Sample {
   const char* field;
   const char* labels;
+  uint64_t scale = 1;
 };
 
 // One metric family: every sample of it is read from one field of the stats object.
@@ -46,8 +47,10 @@ const std::vector<Family>& Families() {
       {"tiercache_lines_used", "gauge", "Cache lines holding data.", {{"lines_used", ""}}},
       {"tiercache_lines_dirty", "gauge", "Cache lines holding data not yet on the core.",
        {{"lines_dirty", ""}}},
-      {"tiercache_dirty_sectors", "gauge", "512-byte sectors not yet on the core.",
+      {"tiercache_dirty_sectors", "gauge", "4096-byte sectors not yet on the core.",
        {{"dirty_sectors", ""}}},
+      {"tiercache_dirty_bytes", "gauge", "Bytes of data not yet on the core.",
+       {{"dirty_sectors", "", 4096}}},
       {"tiercache_evictions_total", "counter", "Lines evicted to make room.", {{"evictions", ""}}},
       {"tiercache_cleaner_writes_total", "counter", "Core writes by the cleaner.",
        {{"cleaner_writes", ""}}},
@@ -73,12 +76,21 @@ void AppendHeader(const char* name, const char* type, const char* help, std::str
   *out += std::string("# TYPE ") + name + " " + type + "\n";
 }
 
-void AppendSample(const std::string& name, const std::string& labels, uint64_t value,
+void AppendSample(const std::string& name, const std::string& labels, const std::string& value,
                   std::string* out) {
-  *out += name + (labels.empty() ? "" : "{" + labels + "}") + " " + std::to_string(value) + "\n";
+  *out += name + "{" + labels + "} " + value + "\n";
 }
 
-// Label values are policy counter names (snake_case) and policy kinds; escape anyway.
+// Shortest fixed-point text of `v` (no exponent): "0.00001", "0.0025", "1".
+std::string Decimal(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9f", v);
+  std::string text = buf;
+  while (text.back() == '0') text.pop_back();
+  if (text.back() == '.') text.pop_back();
+  return text;
+}
+
 std::string Escape(const std::string& value) {
   std::string text;
   for (char c : value) {
@@ -92,7 +104,23 @@ std::string Escape(const std::string& value) {
   return text;
 }
 
-void AppendPolicyCounters(const ControlJson& stats, std::string* out) {
+// `cache="NAME"` plus `labels`.
+std::string With(const std::string& cache, const std::string& labels) {
+  return cache + (labels.empty() ? "" : "," + labels);
+}
+
+void AppendHealth(const ControlJson& stats, const std::string& cache, std::string* out) {
+  const char* name = "tiercache_health";
+  AppendHeader(name, "gauge",
+               "The SSD's health: 1 for the current state (ok, degraded, failed), 0 for the others.",
+               out);
+  const std::string state = JsonString(stats, "health", "ok");
+  for (const char* s : {"ok", "degraded", "failed"}) {
+    AppendSample(name, With(cache, std::string("state=\"") + s + "\""), state == s ? "1" : "0", out);
+  }
+}
+
+void AppendPolicyCounters(const ControlJson& stats, const std::string& cache, std::string* out) {
   const char* name = "tiercache_policy_events_total";
   AppendHeader(name, "counter", "Counters of the admission, replacement and sequential policies.",
                out);
@@ -102,24 +130,55 @@ void AppendPolicyCounters(const ControlJson& stats, std::string* out) {
     if (!policy.value().is_object()) continue;
     for (const auto& counter : policy.value().items()) {
       if (!counter.value().is_number_unsigned()) continue;
-      AppendSample(name, "policy=\"" + Escape(policy.key()) + "\",name=\"" +
-                             Escape(counter.key()) + "\"",
-                   counter.value().get<uint64_t>(), out);
+      AppendSample(name, With(cache, "policy=\"" + Escape(policy.key()) + "\",name=\"" +
+                                         Escape(counter.key()) + "\""),
+                   std::to_string(counter.value().get<uint64_t>()), out);
     }
+  }
+}
+
+void AppendLatency(const ControlJson& stats, const std::string& cache, std::string* out) {
+  const char* name = "tiercache_latency_seconds";
+  AppendHeader(name, "histogram",
+               "Client request latency by path: hit (read from the SSD only), miss (read needing "
+               "the core), write, flush.",
+               out);
+  const ControlJson latency = stats.is_object() ? stats.value("latency", ControlJson()) : ControlJson();
+  const std::string base = std::string(name);
+  for (const char* path : kLatencyPaths) {
+    const LatencySnapshot s = LatencyFromJson(latency, path);
+    const std::string labels = With(cache, std::string("path=\"") + path + "\"");
+    for (size_t i = 0; i < kLatencyBuckets; ++i) {
+      const std::string le = i < kLatencyBucketBoundsNs.size()
+                                 ? Decimal(double(kLatencyBucketBoundsNs[i]) / 1e9)
+                                 : "+Inf";
+      AppendSample(base + "_bucket", labels + ",le=\"" + le + "\"", std::to_string(s.cumulative(i)),
+                   out);
+    }
+    AppendSample(base + "_sum", labels, Decimal(double(s.sum_ns) / 1e9), out);
+    AppendSample(base + "_count", labels, std::to_string(s.count()), out);
   }
 }
 
 }  // namespace
 
 std::string FormatPrometheus(const ControlJson& stats) {
+  const std::string cache = "cache=\"" + Escape(JsonString(stats, "cache_name", "")) + "\"";
   std::string out;
   for (const Family& family : Families()) {
     AppendHeader(family.name, family.type, family.help, &out);
     for (const Sample& sample : family.samples) {
-      AppendSample(family.name, sample.labels, JsonU64(stats, sample.field), &out);
+      AppendSample(family.name, With(cache, sample.labels),
+                   std::to_string(JsonU64(stats, sample.field) * sample.scale), &out);
     }
   }
-  AppendPolicyCounters(stats, &out);
+  AppendHeader("tiercache_oldest_dirty_age_seconds", "gauge",
+               "Age of the oldest dirty data (an upper bound).", &out);
+  AppendSample("tiercache_oldest_dirty_age_seconds", cache,
+               Decimal(double(JsonU64(stats, "oldest_dirty_age_ms")) / 1e3), &out);
+  AppendHealth(stats, cache, &out);
+  AppendPolicyCounters(stats, cache, &out);
+  AppendLatency(stats, cache, &out);
   return out;
 }
 
