@@ -72,6 +72,11 @@ Result<DaemonConfig> ParseDaemonConfig(int argc, char** argv) {
   app.add_option("--export-name", c.export_name, "NBD export name (\"\" is always accepted)");
   app.add_flag("--foreground,-f", c.foreground, "stay in the foreground, log to stderr");
   app.add_flag("--buffered", c.buffered, "use the page cache instead of O_DIRECT");
+  app.add_option_function<std::string>(
+         "--io-backend", [&c](const std::string& v) { c.io_backend = ParseIoBackend(v).value(); },
+         "kernel I/O interface of both devices: auto (io_uring, else libaio), uring, aio "
+         "(default auto)")
+      ->check(CLI::IsMember({"auto", "uring", "aio"}));
   app.add_option("--threads", c.threads, "NBD event-loop threads (default: one per core)");
   app.add_option("--poll-us", c.poll_us,
                  "NBD loops busy-poll this long after each event before sleeping (default " +
