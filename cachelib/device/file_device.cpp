@@ -219,20 +219,12 @@ Result<IoQueue*> FileDevice::context_for_current_loop() {
   return raw;
 }
 
-Result<std::unique_ptr<IoQueue>> FileDevice::make_uring(EventLoop& loop) {
-  if (options_.fail_uring_setup_errno != 0) {
-    return Status::FromErrno(options_.fail_uring_setup_errno, "io_uring_queue_init");
-  }
-  auto uring = UringContext::Create(loop, options_.queue_depth, fd_);
-  if (!uring.ok()) return uring.status();
-  return std::unique_ptr<IoQueue>(std::move(uring).value());
-}
-
 Result<std::unique_ptr<IoQueue>> FileDevice::make_queue(EventLoop& loop) {
+  // Open() found io_uring usable (the test hook made it fail there already).
   Status uring_error;
   if (try_uring_.load(std::memory_order_relaxed)) {
-    auto uring = make_uring(loop);
-    if (uring.ok()) return uring;
+    auto uring = UringContext::Create(loop, options_.queue_depth, fd_);
+    if (uring.ok()) return std::unique_ptr<IoQueue>(std::move(uring).value());
     if (options_.backend == IoBackend::kUring) {
       return QueueSetupError(name(), "io_uring", uring.status());
     }

@@ -90,8 +90,8 @@ class FileDevice final : public Device {
              bool is_block_device, const FileDeviceOptions& options, bool uring);
   // The calling loop's queue, created on first use. REQUIRES: on an event loop.
   Result<IoQueue*> context_for_current_loop();
+  // io_uring unless refused (kAuto: then libaio from now on), or libaio.
   Result<std::unique_ptr<IoQueue>> make_queue(EventLoop& loop);
-  Result<std::unique_ptr<IoQueue>> make_uring(EventLoop& loop);
   Status read_only_error(const char* op) const;
 
   void submit_chunk(IoQueue& ctx, std::shared_ptr<Transfer> t);
