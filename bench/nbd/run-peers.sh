@@ -23,7 +23,8 @@
 # Every file and memory export is fully written first (holes read for free). Read tests run in
 # rounds with the setups interleaved, and the median of the rounds is printed. Then 4 KiB
 # random writes QD32: tiercached in wb over its warm lines, raw and nbdkit file on a scratch
-# file of the same size, the cache filter in writeback.
+# file of the same size, the cache filter in writeback. After each tiercached write run its dirty
+# lines are flushed (untimed), so that its write-back does not run under the next cell.
 # Device queue depth, for raw and each tiercached: the mean number of operations in the kernel
 # right after each submission (fio's "IO depths" for raw, bucketed; tiercached's `status` io
 # counters for its cache device), and the disk's own mean queue (`aqu-sz` of iostat: weighted
@@ -290,7 +291,10 @@ for ((round = 1; round <= ROUNDS; round++)); do
   for setup in "${WRITE_SETUPS[@]}"; do
     log "round $round/$ROUNDS: RANDWRITE32 on $setup"
     run_fio RANDWRITE32 "$setup" "$round" "${RANDWRITE32[@]}"
-    if is_tc "$setup"; then TC_DIRTY="$(tc_stat "$setup" lines_dirty)"; fi
+    if is_tc "$setup"; then
+      TC_DIRTY="$(tc_stat "$setup" lines_dirty)"
+      "$TIERCACHE" flush --control "$(tc_ctl "$setup")" >/dev/null
+    fi
   done
 done
 LOAD_END="$(cut -d' ' -f1-3 /proc/loadavg)"
