@@ -113,6 +113,21 @@ void PrintLatency(const ControlJson& latency, std::ostream& out) {
   }
 }
 
+// "cache io_uring (mean queue depth 14.2), core libaio (mean queue depth -)".
+std::string DescribeIo(const ControlJson& io) {
+  auto device = [&io](const char* key) {
+    const ControlJson d = io.value(key, ControlJson::object());
+    const uint64_t rounds = JsonU64(d, "rounds");
+    char depth[32] = "-";
+    if (rounds != 0) {
+      std::snprintf(depth, sizeof depth, "%.1f",
+                    double(JsonU64(d, "in_flight_sum")) / double(rounds));
+    }
+    return std::string(key) + " " + JsonString(d, "backend") + " (mean queue depth " + depth + ")";
+  };
+  return device("cache") + ", " + device("core");
+}
+
 }  // namespace
 
 std::string FormatLatency(Nanos latency) {
@@ -163,6 +178,10 @@ void PrintStatus(const ControlJson& s, std::ostream& out) {
   // An older tiercached sends no health: no line then.
   std::string health;
   if (s.is_object() && s.contains("health")) health = "health:     " + DescribeHealth(s) + "\n";
+  // Only from a tiercached that reports its I/O backends.
+  std::string io;
+  auto io_it = s.is_object() ? s.find("io") : s.end();
+  if (io_it != s.end() && io_it->is_object()) io = "io:         " + DescribeIo(*io_it) + "\n";
   out << "state:      " << JsonString(s, "state") << " (pid " << JsonU64(s, "pid") << ", up "
       << JsonU64(s, "uptime_seconds") << " s)\n"
       << "cache:      " << JsonString(s, "cache") << " (" << FormatSize(JsonU64(s, "cache_size"))
@@ -170,6 +189,7 @@ void PrintStatus(const ControlJson& s, std::ostream& out) {
       << "core:       " << JsonString(s, "core") << " (" << FormatSize(JsonU64(s, "core_size"))
       << ")\n"
       << "export:     " << (exported.empty() ? "none" : exported) << "\n"
+      << io
       << "mode:       " << JsonString(s, "mode") << "\n"
       << policies
       << "line size:  " << FormatSize(JsonU64(s, "line_size")) << "\n"

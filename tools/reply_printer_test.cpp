@@ -136,6 +136,24 @@ TEST(ReplyPrinterTest, StatusShowsTheSsdHealthInOneLine) {
   EXPECT_EQ(old_daemon.str().find("health:"), std::string::npos);
 }
 
+TEST(ReplyPrinterTest, StatusShowsEachDevicesBackendAndMeanQueueDepth) {
+  std::ostringstream out;
+  PrintStatus(ControlJson::parse(
+                  R"({"mode":"wt","export":"/run/x.sock","io":{"cache":{"backend":"io_uring",)"
+                  R"("rounds":4,"submit_calls":4,"ops":50,"in_flight_sum":57},)"
+                  R"("core":{"backend":"libaio","rounds":0,"submit_calls":0,"ops":0,)"
+                  R"("in_flight_sum":0}}})"),
+              out);
+  EXPECT_NE(out.str().find("export:     /run/x.sock\n"
+                           "io:         cache io_uring (mean queue depth 14.2), core libaio (mean "
+                           "queue depth -)\n"),
+            std::string::npos)
+      << out.str();
+  std::ostringstream old_daemon;
+  PrintStatus(ControlJson::parse(R"({"mode":"wt"})"), old_daemon);
+  EXPECT_EQ(old_daemon.str().find("io:"), std::string::npos);
+}
+
 TEST(ReplyPrinterTest, Percentages) {
   EXPECT_EQ(Percent(1, 3), "33.3%");
   EXPECT_EQ(Percent(0, 0), "-");

@@ -11,10 +11,12 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 #include "cachelib/common/event_loop.h"
 #include "cachelib/device/aio_context.h"
 #include "cachelib/device/blocking_worker.h"
+#include "cachelib/device/uring_context.h"
 
 namespace tiercache {
 namespace {
@@ -104,6 +106,21 @@ Result<Geometry> ProbeGeometry(int fd, const std::string& path, const FileDevice
   return g;
 }
 
+// Whether io_uring may be used at all (the test hook stands in for a refusing kernel).
+Status ProbeUring(const FileDeviceOptions& o) {
+  if (o.fail_uring_setup_errno != 0) {
+    return Status::FromErrno(o.fail_uring_setup_errno, "io_uring_queue_init");
+  }
+  return UringContext::Probe();
+}
+
+// The message of a queue that could not be set up on a loop.
+Status QueueSetupError(const std::string& device, const char* what, const Status& s) {
+  std::string msg = device + ": cannot set up " + what + " on this event loop: " + s.message();
+  return s.code() == Status::Code::kNotSupported ? Status::NotSupported(msg)
+                                                 : Status::IoError(msg);
+}
+
 }  // namespace
 
 Status FileDeviceOptions::validate() const {
@@ -115,6 +132,10 @@ Status FileDeviceOptions::validate() const {
       (block_size < 512 || block_size > kMaxBlockSize || (block_size & (block_size - 1)) != 0)) {
     return Status::InvalidArgument("block_size " + std::to_string(block_size) +
                                    " is not 0 or a power of two in [512, 1 MiB]");
+  }
+  if (fail_uring_setup_errno < 0) {
+    return Status::InvalidArgument("fail_uring_setup_errno " +
+                                   std::to_string(fail_uring_setup_errno) + " is negative");
   }
   return Status::Ok();
 }
@@ -138,6 +159,15 @@ Result<std::unique_ptr<FileDevice>> FileDevice::Open(const std::string& path,
                                                      const FileDeviceOptions& options) {
   Status valid = options.validate();
   if (!valid.ok()) return Status::InvalidArgument(path + ": " + valid.message());
+  bool uring = options.backend != IoBackend::kAio;
+  if (uring) {
+    Status probe = ProbeUring(options);
+    if (!probe.ok() && options.backend == IoBackend::kUring) {
+      return Status::NotSupported(path + ": io_uring is not usable here (" + probe.message() +
+                                  "); the libaio backend is");
+    }
+    uring = probe.ok();  // kAuto: libaio where io_uring is refused
+  }
   auto fd = OpenFd(path, options);
   if (!fd.ok()) return fd.status();
   auto geometry = ProbeGeometry(*fd, path, options);
@@ -147,50 +177,81 @@ Result<std::unique_ptr<FileDevice>> FileDevice::Open(const std::string& path,
   }
   const Geometry& g = geometry.value();
   return std::unique_ptr<FileDevice>(
-      new FileDevice(path, *fd, g.size, g.block_size, g.is_block_device, options));
+      new FileDevice(path, *fd, g.size, g.block_size, g.is_block_device, options, uring));
 }
 
 FileDevice::FileDevice(const std::string& path, int fd, uint64_t size, uint32_t block_size,
-                       bool is_block_device, const FileDeviceOptions& options)
+                       bool is_block_device, const FileDeviceOptions& options, bool uring)
     : Device(path, size, block_size),
       fd_(fd),
       is_block_device_(is_block_device),
       options_(options),
       native_fua_(!options.emulate_fua),
       native_fdsync_(!options.emulate_flush),
+      try_uring_(uring),
       worker_(std::make_unique<BlockingWorker>()) {}
 
 FileDevice::~FileDevice() {
-  std::unordered_map<EventLoop*, std::unique_ptr<AioContext>> contexts;
+  std::unordered_map<EventLoop*, std::unique_ptr<IoQueue>> contexts;
   {
     std::lock_guard lock(mu_);
     contexts.swap(contexts_);
   }
   for (auto& [loop, ctx] : contexts) {
     // The eventfd must be unwatched on its own loop's thread; the task owns the context.
-    std::shared_ptr<AioContext> owned(std::move(ctx));
+    std::shared_ptr<IoQueue> owned(std::move(ctx));
     loop->post([owned] { owned->unwatch(); });
   }
   worker_.reset();  // runs what is queued (nothing, when idle) and joins
   close(fd_);
 }
 
-Result<AioContext*> FileDevice::context_for_current_loop() {
+Result<IoQueue*> FileDevice::context_for_current_loop() {
   EventLoop* loop = EventLoop::current();
   assert(loop != nullptr && "device I/O must be submitted from an event loop");
   std::lock_guard lock(mu_);
   auto it = contexts_.find(loop);
   if (it != contexts_.end()) return it->second.get();
-  auto ctx = AioContext::Create(*loop, options_.queue_depth);
-  if (!ctx.ok()) {
-    const Status& s = ctx.status();
-    std::string msg = name() + ": cannot set up AIO on this event loop: " + s.message();
-    return s.code() == Status::Code::kNotSupported ? Status::NotSupported(msg)
-                                                   : Status::IoError(msg);
-  }
-  AioContext* raw = ctx.value().get();
-  contexts_.emplace(loop, std::move(ctx).value());
+  auto queue = make_queue(*loop);
+  if (!queue.ok()) return queue.status();
+  IoQueue* raw = queue.value().get();
+  contexts_.emplace(loop, std::move(queue).value());
   return raw;
+}
+
+Result<std::unique_ptr<IoQueue>> FileDevice::make_queue(EventLoop& loop) {
+  // Open() found io_uring usable (the test hook made it fail there already).
+  Status uring_error;
+  if (try_uring_.load(std::memory_order_relaxed)) {
+    auto uring = UringContext::Create(loop, options_.queue_depth, fd_);
+    if (uring.ok()) return std::unique_ptr<IoQueue>(std::move(uring).value());
+    if (options_.backend == IoBackend::kUring) {
+      return QueueSetupError(name(), "io_uring", uring.status());
+    }
+    uring_error = uring.status();
+  }
+  auto aio = AioContext::Create(loop, options_.queue_depth);
+  if (!aio.ok()) return QueueSetupError(name(), "AIO", aio.status());
+  // io_uring refused where libaio works (not a loop without fds): do not ask again.
+  if (!uring_error.ok()) try_uring_.store(false, std::memory_order_relaxed);
+  return std::unique_ptr<IoQueue>(std::move(aio).value());
+}
+
+std::string FileDevice::backend_name() const {
+  std::lock_guard lock(mu_);
+  bool uring = false, aio = false;
+  for (const auto& [loop, queue] : contexts_) {
+    (std::string_view(queue->backend_name()) == "io_uring" ? uring : aio) = true;
+  }
+  if (!uring && !aio) return try_uring_.load(std::memory_order_relaxed) ? "io_uring" : "libaio";
+  return uring && aio ? "io_uring+libaio" : uring ? "io_uring" : "libaio";
+}
+
+IoQueueCounters FileDevice::io_counters() const {
+  std::lock_guard lock(mu_);
+  IoQueueCounters sum;
+  for (const auto& [loop, queue] : contexts_) sum += queue->counters();
+  return sum;
 }
 
 Status FileDevice::read_only_error(const char* op) const {
@@ -242,9 +303,9 @@ void FileDevice::write_impl(uint64_t offset, std::span<const std::byte> buf, Wri
   submit_chunk(**ctx, std::move(t));
 }
 
-void FileDevice::submit_chunk(AioContext& ctx, std::shared_ptr<Transfer> t) {
-  AioOp op;
-  op.opcode = t->is_write ? IO_CMD_PWRITE : IO_CMD_PREAD;
+void FileDevice::submit_chunk(IoQueue& ctx, std::shared_ptr<Transfer> t) {
+  IoOp op;
+  op.kind = t->is_write ? IoOp::Kind::kWrite : IoOp::Kind::kRead;
   op.fd = fd_;
   size_t left = t->length - t->done;
   if (t->repeat > 0) {
@@ -260,7 +321,7 @@ void FileDevice::submit_chunk(AioContext& ctx, std::shared_ptr<Transfer> t) {
   ctx.submit(std::move(op));
 }
 
-void FileDevice::on_chunk_done(AioContext& ctx, std::shared_ptr<Transfer> t, long res) {
+void FileDevice::on_chunk_done(IoQueue& ctx, std::shared_ptr<Transfer> t, long res) {
   if (res == -EINVAL && (t->rw_flags & RWF_DSYNC) != 0) {
     // A kernel without per-request RWF_DSYNC: emulate FUA from now on.
     native_fua_.store(false, std::memory_order_relaxed);
@@ -303,16 +364,16 @@ void FileDevice::flush_impl(IoCallback cb) {
   datasync(**ctx, std::move(cb));
 }
 
-void FileDevice::datasync(AioContext& ctx, IoCallback cb) {
+void FileDevice::datasync(IoQueue& ctx, IoCallback cb) {
   if (!native_fdsync_.load(std::memory_order_relaxed)) {
     return datasync_on_worker(ctx, std::move(cb));
   }
-  AioOp op;
-  op.opcode = IO_CMD_FDSYNC;
+  IoOp op;
+  op.kind = IoOp::Kind::kDatasync;
   op.fd = fd_;
   op.done = [this, &ctx, cb = std::move(cb)](long res) mutable {
     if (res == -EINVAL || res == -EOPNOTSUPP) {
-      // No IOCB_CMD_FDSYNC for this file: use the helper thread from now on.
+      // No queued fdatasync for this file: use the helper thread from now on.
       native_fdsync_.store(false, std::memory_order_relaxed);
       return datasync_on_worker(ctx, std::move(cb));
     }
@@ -321,13 +382,13 @@ void FileDevice::datasync(AioContext& ctx, IoCallback cb) {
   ctx.submit(std::move(op));
 }
 
-void FileDevice::datasync_on_worker(AioContext& ctx, IoCallback cb) {
+void FileDevice::datasync_on_worker(IoQueue& ctx, IoCallback cb) {
   int fd = fd_;
   run_blocking(
       ctx, [fd] { return fdatasync(fd) == 0 ? 0 : errno; }, "fdatasync " + name(), std::move(cb));
 }
 
-void FileDevice::run_blocking(AioContext& ctx, std::function<int()> job, std::string what,
+void FileDevice::run_blocking(IoQueue& ctx, std::function<int()> job, std::string what,
                               IoCallback cb) {
   worker_->run(ctx.loop(), std::move(job), [what = std::move(what), cb = std::move(cb)](int err) {
     cb(err == 0 ? Status::Ok() : Status::FromErrno(err, what));
@@ -355,7 +416,7 @@ void FileDevice::discard_impl(uint64_t offset, uint64_t length, IoCallback cb) {
   if (options_.read_only) return complete_later(std::move(cb), read_only_error("discard"));
   auto ctx = context_for_current_loop();
   if (!ctx.ok()) return complete_later(std::move(cb), ctx.status());
-  AioContext& c = **ctx;
+  IoQueue& c = **ctx;
   std::string what = (is_block_device_ ? "BLKDISCARD " : "fallocate(PUNCH_HOLE) ") + name() +
                      Range(offset, length);
   auto job = [this, offset, length] {
@@ -378,7 +439,7 @@ void FileDevice::write_zeroes_impl(uint64_t offset, uint64_t length, WriteFlags 
   if (options_.read_only) return complete_later(std::move(cb), read_only_error("write_zeroes"));
   auto ctx = context_for_current_loop();
   if (!ctx.ok()) return complete_later(std::move(cb), ctx.status());
-  AioContext& c = **ctx;
+  IoQueue& c = **ctx;
   if (options_.emulate_write_zeroes) return write_zero_buffers(c, offset, length, flags, cb);
   std::string what = (is_block_device_ ? "BLKZEROOUT " : "fallocate(ZERO_RANGE) ") + name() +
                      Range(offset, length);
@@ -395,7 +456,7 @@ void FileDevice::write_zeroes_impl(uint64_t offset, uint64_t length, WriteFlags 
   worker_->run(c.loop(), std::move(job), std::move(done));
 }
 
-void FileDevice::write_zero_buffers(AioContext& ctx, uint64_t offset, uint64_t length,
+void FileDevice::write_zero_buffers(IoQueue& ctx, uint64_t offset, uint64_t length,
                                     WriteFlags flags, IoCallback cb) {
   auto t = std::make_shared<Transfer>();
   t->is_write = true;

@@ -1,11 +1,12 @@
-// FileDevice: a Device on a regular file or a block device, using Linux AIO (libaio) with O_DIRECT
-// by default. Each event loop that submits gets its own AIO context and eventfd, created lazily and
-// reaped by that loop; blocking calls (fdatasync fallback, fallocate, discard ioctls) run on one
-// helper thread. Thread-safe: any number of loops may share one FileDevice.
+// FileDevice: a Device on a regular file or a block device, O_DIRECT by default, through io_uring
+// or, where io_uring is missing or refused, Linux AIO (libaio). Each event loop that submits gets
+// its own queue (UringContext or AioContext) and eventfd, created lazily and reaped by that loop;
+// blocking calls (fdatasync fallback, fallocate, discard ioctls) run on one helper thread.
+// Thread-safe: any number of loops may share one FileDevice.
 //
 // Lifetime: destroy the FileDevice only when no request is in flight, and before the event loops
 // that used it. The destructor posts to each such loop a task that unwatches the loop's eventfd and
-// frees its AIO context (if the loop never runs it again, the task and context die with the loop).
+// frees its queue (if the loop never runs it again, the task and queue die with the loop).
 #pragma once
 
 #include <atomic>
@@ -16,10 +17,11 @@
 #include <unordered_map>
 
 #include "cachelib/device/device.h"
+#include "cachelib/device/io_backend.h"
+#include "cachelib/device/io_queue.h"
 
 namespace tiercache {
 
-class AioContext;
 class EventLoop;
 class BlockingWorker;
 
@@ -41,10 +43,16 @@ struct FileDeviceOptions {
   bool exclusive = true;
   // Emulate FUA with write + fdatasync even where RWF_DSYNC works (testing). Default: false.
   bool emulate_fua = false;
-  // Run fdatasync on the helper thread even where IOCB_CMD_FDSYNC works (testing). Default: false.
+  // Run fdatasync on the helper thread even where the queue's own (IORING_OP_FSYNC,
+  // IOCB_CMD_FDSYNC) works (testing). Default: false.
   bool emulate_flush = false;
   // Write zero buffers even where fallocate/BLKZEROOUT work (testing). Default: false.
   bool emulate_write_zeroes = false;
+  // Kernel interface. Default: kAuto.
+  IoBackend backend = IoBackend::kAuto;
+  // Testing: io_uring setup fails with this errno (e.g. ENOSYS, as under seccomp) instead of
+  // asking the kernel; 0 asks the kernel. Default: 0.
+  int fail_uring_setup_errno = 0;
 
   Status validate() const;
 };
@@ -60,6 +68,11 @@ class FileDevice final : public Device {
 
   bool is_block_device() const { return is_block_device_; }
   const FileDeviceOptions& options() const { return options_; }
+  // The backend in use: "io_uring" or "libaio" ("io_uring+libaio" if io_uring was refused on some
+  // loops only). Before any I/O: the one Open() found usable. Thread-safe.
+  std::string backend_name() const;
+  // Queue counters summed over every loop's queue (mean device queue depth). Thread-safe.
+  IoQueueCounters io_counters() const;
 
  protected:
   void read_impl(uint64_t offset, std::span<std::byte> buf, IoCallback cb) override;
@@ -74,20 +87,22 @@ class FileDevice final : public Device {
   struct Transfer;
 
   FileDevice(const std::string& path, int fd, uint64_t size, uint32_t block_size,
-             bool is_block_device, const FileDeviceOptions& options);
-  // The calling loop's AIO context, created on first use. REQUIRES: on an event loop.
-  Result<AioContext*> context_for_current_loop();
+             bool is_block_device, const FileDeviceOptions& options, bool uring);
+  // The calling loop's queue, created on first use. REQUIRES: on an event loop.
+  Result<IoQueue*> context_for_current_loop();
+  // io_uring unless refused (kAuto: then libaio from now on), or libaio.
+  Result<std::unique_ptr<IoQueue>> make_queue(EventLoop& loop);
   Status read_only_error(const char* op) const;
 
-  void submit_chunk(AioContext& ctx, std::shared_ptr<Transfer> t);
-  void on_chunk_done(AioContext& ctx, std::shared_ptr<Transfer> t, long res);
+  void submit_chunk(IoQueue& ctx, std::shared_ptr<Transfer> t);
+  void on_chunk_done(IoQueue& ctx, std::shared_ptr<Transfer> t, long res);
   void finish_transfer(std::shared_ptr<Transfer> t, Status s);
-  // fdatasync without blocking the loop: IOCB_CMD_FDSYNC, else on the helper thread.
-  void datasync(AioContext& ctx, IoCallback cb);
-  void datasync_on_worker(AioContext& ctx, IoCallback cb);
+  // fdatasync without blocking the loop: through the queue, else on the helper thread.
+  void datasync(IoQueue& ctx, IoCallback cb);
+  void datasync_on_worker(IoQueue& ctx, IoCallback cb);
   // Runs `job` (returns 0 or errno) on the helper thread; cb(status) on ctx's loop.
-  void run_blocking(AioContext& ctx, std::function<int()> job, std::string what, IoCallback cb);
-  void write_zero_buffers(AioContext& ctx, uint64_t offset, uint64_t length, WriteFlags flags,
+  void run_blocking(IoQueue& ctx, std::function<int()> job, std::string what, IoCallback cb);
+  void write_zero_buffers(IoQueue& ctx, uint64_t offset, uint64_t length, WriteFlags flags,
                           IoCallback cb);
   int fallocate_zeroes(uint64_t offset, uint64_t length);
   int punch_hole(uint64_t offset, uint64_t length);
@@ -97,10 +112,12 @@ class FileDevice final : public Device {
   const FileDeviceOptions options_;
   std::atomic<bool> native_fua_;
   std::atomic<bool> native_fdsync_;
+  // kAuto: io_uring not refused so far; turns false (for good) when it is.
+  std::atomic<bool> try_uring_;
 
   std::unique_ptr<BlockingWorker> worker_;
-  std::mutex mu_;
-  std::unordered_map<EventLoop*, std::unique_ptr<AioContext>> contexts_;  // GUARDED_BY(mu_)
+  mutable std::mutex mu_;
+  std::unordered_map<EventLoop*, std::unique_ptr<IoQueue>> contexts_;  // GUARDED_BY(mu_)
 };
 
 }  // namespace tiercache

@@ -71,7 +71,8 @@ std::vector<Status> RunAll(LoopThread& t, std::vector<std::function<void(IoCallb
   return results;
 }
 
-class FileDeviceTest : public ::testing::Test {
+// Every FileDeviceTest runs on both backends.
+class FileDeviceTest : public ::testing::TestWithParam<IoBackend> {
  protected:
   void SetUp() override {
     char tmpl[] = "/var/tmp/tiercache-file-device-XXXXXX";
@@ -87,6 +88,7 @@ class FileDeviceTest : public ::testing::Test {
   void TearDown() override { unlink(path_.c_str()); }
 
   std::unique_ptr<FileDevice> Open(FileDeviceOptions o = {}) {
+    o.backend = GetParam();
     auto dev = FileDevice::Open(path_, o);
     EXPECT_TRUE(dev.ok()) << dev.status().ToString();
     return dev.ok() ? std::move(dev).value() : nullptr;
@@ -110,7 +112,7 @@ class FileDeviceTest : public ::testing::Test {
   std::unique_ptr<LoopThread> loop_;  // declared before devices in tests: outlives them
 };
 
-TEST_F(FileDeviceTest, GeometryOfARegularFile) {
+TEST_P(FileDeviceTest, GeometryOfARegularFile) {
   ASSERT_EQ(truncate(path_.c_str(), 10 * kBlock + 100), 0);
   auto dev = Open();
   ASSERT_TRUE(dev);
@@ -120,7 +122,7 @@ TEST_F(FileDeviceTest, GeometryOfARegularFile) {
   EXPECT_EQ(dev->name(), path_);
 }
 
-TEST_F(FileDeviceTest, ManyRequestsInFlightAreByteExact) {
+TEST_P(FileDeviceTest, ManyRequestsInFlightAreByteExact) {
   FileDeviceOptions o;
   o.queue_depth = 8;  // far fewer than the 300 requests below: most wait in the FIFO
   auto dev = Open(o);
@@ -157,7 +159,7 @@ TEST_F(FileDeviceTest, ManyRequestsInFlightAreByteExact) {
   EXPECT_EQ(dev->stats().errors.load(), 0u);
 }
 
-TEST_F(FileDeviceTest, MisalignedBuffersAreBounced) {
+TEST_P(FileDeviceTest, MisalignedBuffersAreBounced) {
   auto dev = Open();
   ASSERT_TRUE(dev);
   Buffer in(3 * kBlock, 3);  // address % 4096 == 3: O_DIRECT would refuse it
@@ -170,7 +172,7 @@ TEST_F(FileDeviceTest, MisalignedBuffersAreBounced) {
   EXPECT_EQ(out.mem[510], std::byte{0xEE});  // nothing written before the span
 }
 
-TEST_F(FileDeviceTest, FuaWritesNativeAndEmulated) {
+TEST_P(FileDeviceTest, FuaWritesNativeAndEmulated) {
   for (bool emulate : {false, true}) {
     FileDeviceOptions o;
     o.emulate_fua = emulate;
@@ -184,7 +186,7 @@ TEST_F(FileDeviceTest, FuaWritesNativeAndEmulated) {
   }
 }
 
-TEST_F(FileDeviceTest, FlushNativeAndOnHelperThread) {
+TEST_P(FileDeviceTest, FlushNativeAndOnHelperThread) {
   for (bool emulate : {false, true}) {
     FileDeviceOptions o;
     o.emulate_flush = emulate;
@@ -199,7 +201,7 @@ TEST_F(FileDeviceTest, FlushNativeAndOnHelperThread) {
   }
 }
 
-TEST_F(FileDeviceTest, DiscardPunchesAHoleThatReadsZeros) {
+TEST_P(FileDeviceTest, DiscardPunchesAHoleThatReadsZeros) {
   auto dev = Open();
   ASSERT_TRUE(dev);
   Buffer in(64 * kBlock);
@@ -220,7 +222,7 @@ TEST_F(FileDeviceTest, DiscardPunchesAHoleThatReadsZeros) {
   EXPECT_EQ(dev->stats().discards.load(), 1u);
 }
 
-TEST_F(FileDeviceTest, WriteZeroesReadsZeros) {
+TEST_P(FileDeviceTest, WriteZeroesReadsZeros) {
   auto dev = Open();
   ASSERT_TRUE(dev);
   Buffer in(16 * kBlock);
@@ -241,7 +243,7 @@ TEST_F(FileDeviceTest, WriteZeroesReadsZeros) {
   EXPECT_EQ(dev->stats().write_zeroes.load(), 2u);
 }
 
-TEST_F(FileDeviceTest, WriteZeroesByWritingZeroBuffers) {
+TEST_P(FileDeviceTest, WriteZeroesByWritingZeroBuffers) {
   FileDeviceOptions o;
   o.emulate_write_zeroes = true;
   auto dev = Open(o);
@@ -258,7 +260,7 @@ TEST_F(FileDeviceTest, WriteZeroesByWritingZeroBuffers) {
   EXPECT_TRUE(FileBytes(0, in.size) == want);
 }
 
-TEST_F(FileDeviceTest, TwoLoopsShareOneDevice) {
+TEST_P(FileDeviceTest, TwoLoopsShareOneDevice) {
   auto second = LoopThread::Start("test-loop-2");
   ASSERT_TRUE(second.ok());
   FileDeviceOptions o;
@@ -291,7 +293,7 @@ TEST_F(FileDeviceTest, TwoLoopsShareOneDevice) {
   dev.reset();  // before `second` stops: the device unregisters from both loops
 }
 
-TEST_F(FileDeviceTest, ReadPastEndIsRejectedBeforeTheFile) {
+TEST_P(FileDeviceTest, ReadPastEndIsRejectedBeforeTheFile) {
   auto dev = Open();
   ASSERT_TRUE(dev);
   Buffer buf(2 * kBlock);
@@ -304,7 +306,7 @@ TEST_F(FileDeviceTest, ReadPastEndIsRejectedBeforeTheFile) {
   EXPECT_EQ(dev->stats().reads.load(), 0u);
 }
 
-TEST_F(FileDeviceTest, ShortReadIsResubmittedThenReportsEof) {
+TEST_P(FileDeviceTest, ShortReadIsResubmittedThenReportsEof) {
   auto dev = Open();
   ASSERT_TRUE(dev);
   // The file shrinks under the device: the read gets one block, then nothing.
@@ -316,7 +318,7 @@ TEST_F(FileDeviceTest, ShortReadIsResubmittedThenReportsEof) {
                              " length 4096: no progress (file shrunk?)");
 }
 
-TEST_F(FileDeviceTest, ReadOnlyRefusesWrites) {
+TEST_P(FileDeviceTest, ReadOnlyRefusesWrites) {
   FileDeviceOptions o;
   o.read_only = true;
   auto dev = Open(o);
@@ -328,16 +330,24 @@ TEST_F(FileDeviceTest, ReadOnlyRefusesWrites) {
   EXPECT_TRUE(Read(*dev, 0, buf.span()).ok());
 }
 
-TEST_F(FileDeviceTest, NeedsALoopThatWatchesFds) {
+TEST_P(FileDeviceTest, NeedsALoopThatWatchesFds) {
   auto dev = Open();
   ASSERT_TRUE(dev);
   SimEventLoop sim;
   std::vector<std::byte> buf(kBlock);
   Status s = testing::SyncRead(sim, *dev, 0, buf);
   EXPECT_EQ(s.code(), Status::Code::kNotSupported);
-  EXPECT_EQ(s.message().rfind(path_ + ": cannot set up AIO on this event loop: ", 0), 0u)
+  const char* what = GetParam() == IoBackend::kUring ? "io_uring" : "AIO";
+  EXPECT_EQ(s.message().rfind(path_ + ": cannot set up " + what + " on this event loop: ", 0), 0u)
       << s.message();
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, FileDeviceTest,
+                         ::testing::Values(IoBackend::kUring, IoBackend::kAio),
+                         [](const auto& info) {
+                           return std::string(info.param == IoBackend::kUring ? "io_uring"
+                                                                              : "libaio");
+                         });
 
 TEST(FileDeviceOpenTest, MissingFileIsNotFound) {
   auto dev = FileDevice::Open("/var/tmp/tiercache-no-such-file");

@@ -169,6 +169,16 @@ json CleaningToJson(const PolicyReport& r, const CacheCounters& counters) {
   return j;
 }
 
+json DeviceIoToJson(const DeviceIoStatus& io) {
+  json j = json::object();
+  j["backend"] = io.backend;
+  j["rounds"] = io.counters.rounds;
+  j["submit_calls"] = io.counters.submit_calls;
+  j["ops"] = io.counters.ops;
+  j["in_flight_sum"] = io.counters.in_flight_sum;
+  return j;
+}
+
 json StatusToJson(const ControlStatus& s, CacheMode mode, const CacheCounters& counters,
                   const PolicyReport& report) {
   const SuperblockInfo& sb = s.superblock;
@@ -197,6 +207,9 @@ json StatusToJson(const ControlStatus& s, CacheMode mode, const CacheCounters& c
                          {"write", s.health.write_errors},
                          {"persist", s.health.persist_errors}};
   j["dirty_bytes_at_risk"] = s.health.dirty_bytes_at_risk;
+  if (!s.cache_io.backend.empty()) {
+    j["io"] = json{{"cache", DeviceIoToJson(s.cache_io)}, {"core", DeviceIoToJson(s.core_io)}};
+  }
   return j;
 }
 

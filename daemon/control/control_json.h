@@ -34,7 +34,8 @@ ControlJson PolicyOptionsToJson(const PolicyOptions& policies);
 // policies in use with `index_bytes` (the RAM of the line index and policies), and "cleaning":
 // {policy, dirty_bytes, oldest_dirty_age_ms, flush_eta_ms (-1: unknown), clean_rate_bytes_per_s,
 // last_reason}, then the SSD's health: "health" ("ok", "degraded" or "failed"), "ssd_errors"
-// {read, write, persist} and "dirty_bytes_at_risk".
+// {read, write, persist} and "dirty_bytes_at_risk"; then, when the target reports it, "io":
+// {"cache"|"core": {backend, rounds, submit_calls, ops, in_flight_sum}}.
 ControlJson StatusToJson(const ControlStatus& status, CacheMode mode,
                          const CacheCounters& counters, const PolicyReport& report);
 // The "latency" object of a stats reply: "bounds_ns" (the upper bounds of the finite buckets),

@@ -9,10 +9,17 @@
 #include <string>
 
 #include "cachelib/common/status.h"
+#include "cachelib/device/io_queue.h"
 #include "cachelib/engine/cache.h"
 #include "cachelib/metadata/metadata_store.h"
 
 namespace tiercache {
+
+// How the daemon reaches one of its devices.
+struct DeviceIoStatus {
+  std::string backend;       // "io_uring" or "libaio"; empty: not reported (no "io" object)
+  IoQueueCounters counters;  // in_flight_sum / rounds: the mean device queue depth
+};
 
 // Static facts about the running cache, reported by `tiercache status`.
 struct ControlStatus {
@@ -30,6 +37,7 @@ struct ControlStatus {
   PolicyOptions policies;
   // The SSD's health: "ok", "degraded" or "failed", error counts, dirty bytes at risk.
   CacheHealth health;
+  DeviceIoStatus cache_io, core_io;
 };
 
 class ControlTarget {

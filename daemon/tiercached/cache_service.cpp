@@ -61,9 +61,9 @@ Result<std::unique_ptr<CacheService>> CacheService::Open(const DaemonConfig& con
   devices->core_lock = std::move(core_lock).value();
   devices->core_id = *core_id;
   TC_RETURN_IF_ERROR(devices->ssd.open(config.cache_path, config.buffered, config.cache_model,
-                                       config.models_file, main_loop.loop()));
+                                       config.models_file, main_loop.loop(), config.io_backend));
   TC_RETURN_IF_ERROR(devices->core.open(config.core_path, config.buffered, config.core_model,
-                                        config.models_file, main_loop.loop()));
+                                        config.models_file, main_loop.loop(), config.io_backend));
   std::unique_ptr<CacheService> service(new CacheService(config, main_loop, std::move(devices)));
   CacheOptions options;
   options.background_loop = &main_loop.loop();
@@ -133,6 +133,8 @@ ControlStatus CacheService::status() const {
   s.superblock = cache_->info();
   s.policies = policies_;
   s.health = cache_->health();
+  s.cache_io = {devices_->ssd.file().backend_name(), devices_->ssd.file().io_counters()};
+  s.core_io = {devices_->core.file().backend_name(), devices_->core.file().io_counters()};
   return s;
 }
 

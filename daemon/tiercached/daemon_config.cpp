@@ -113,6 +113,9 @@ Result<DaemonConfig> FinishDaemonConfig(DaemonConfig c) {
     return Status::InvalidArgument("--cache is required (or `cache` in the --config file)");
   }
   c.log_level = ParseLogLevel(c.log_level_name).value_or(LogLevel::kInfo);  // checked already
+  if (Result<IoBackend> backend = ParseIoBackend(c.io_backend_name); backend.ok()) {
+    c.io_backend = *backend;  // (checked by the option table)
+  }
   if (!c.metrics_listen.empty()) {
     Result<std::string> address = MetricsListenAddress(c.metrics_listen);
     if (!address.ok()) return address.status();

@@ -8,6 +8,7 @@
 
 #include "cachelib/common/logger.h"
 #include "cachelib/common/status.h"
+#include "cachelib/device/io_backend.h"
 #include "policy/policy_options.h"
 
 namespace tiercache {
@@ -26,6 +27,8 @@ struct DaemonConfig {
   std::string export_name;   // --export-name; "" is always accepted
   bool foreground = false;   // --foreground: do not detach
   bool buffered = false;     // --buffered: page-cached I/O instead of O_DIRECT (tmpfs, tests)
+  std::string io_backend_name = "auto";     // --io-backend auto|uring|aio (default auto)
+  IoBackend io_backend = IoBackend::kAuto;  // io_backend_name, parsed by FinishDaemonConfig
   unsigned threads = 0;      // --threads N: NBD event loops; 0 = one per core
   unsigned poll_us = kDefaultPollUs;  // --poll-us N: NBD loops busy-poll N us after each event
   unsigned max_connections = 64;      // --max-connections N: NBD clients at once (default 64)

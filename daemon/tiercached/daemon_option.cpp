@@ -38,6 +38,10 @@ Status CheckLogLevel(const DaemonConfig& c) {
   if (ParseLogLevel(c.log_level_name)) return Status::Ok();
   return Status::InvalidArgument("'" + c.log_level_name + "' is not debug, info, warn or error");
 }
+Status CheckIoBackend(const DaemonConfig& c) {
+  if (ParseIoBackend(c.io_backend_name).ok()) return Status::Ok();
+  return Status::InvalidArgument("'" + c.io_backend_name + "' is not auto, uring or aio");
+}
 Status CheckMetrics(const DaemonConfig& c) {
   if (c.metrics_listen.empty()) return Status::Ok();
   return MetricsListenAddress(c.metrics_listen).status();
@@ -64,6 +68,10 @@ std::vector<DaemonOption> MakeOptions() {
       {"export-name", "", &C::export_name, "NBD export name (\"\" is always accepted)"},
       {"foreground", "-f", &C::foreground, "stay in the foreground, log to stderr"},
       {"buffered", "", &C::buffered, "use the page cache instead of O_DIRECT"},
+      {"io-backend", "", &C::io_backend_name,
+       "kernel I/O interface of both devices: auto (io_uring, else libaio), uring, aio "
+       "(default auto)",
+       std::nullopt, CheckIoBackend},
       {"threads", "", &C::threads, "NBD event-loop threads (default: one per core)"},
       {"poll-us", "", &C::poll_us,
        "NBD loops busy-poll this long after each event before sleeping (default " +

@@ -12,9 +12,10 @@ DeviceStack::~DeviceStack() {
 }
 
 Status DeviceStack::open(const std::string& path, bool buffered, const std::string& model,
-                         const std::string& models_file, EventLoop&) {
+                         const std::string& models_file, EventLoop&, IoBackend io) {
   FileDeviceOptions options;
   options.buffered = buffered;
+  options.backend = io;
   auto file = FileDevice::Open(path, options);
   if (!file.ok()) return file.status();
   file_ = std::move(file).value();
