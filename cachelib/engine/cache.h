@@ -93,8 +93,10 @@ struct CacheOptions {
   Nanos ssd_error_window = std::chrono::seconds(60);
   // How soon after a fill or write a line's clean data is made crash-safe (a trust round: core
   // flush, then its record persisted), so the cache stays warm after a crash or kill -9. Rounds
-  // run only while lines wait. 0: never (clean copies survive only a clean close). Default: 1 s.
-  Nanos trust_interval = std::chrono::seconds(1);
+  // run only while lines wait; each costs a core flush, which stalls core writes in flight on
+  // some disks (docs/performance.md "Warm after a crash"). 0: never (clean copies survive only
+  // a clean close). Default: 5 s (as ext4's journal commit).
+  Nanos trust_interval = std::chrono::seconds(5);
   Status validate() const;
 };
 

@@ -130,15 +130,20 @@ uint32_t Shard::allocate(uint64_t core_line, const std::function<bool(uint32_t)>
   }
   const uint32_t slot = take_free_line();
   if (slot == LineIndex::kNotFound) return kNoLine;
+  map_fresh_line(slot, core_line);
+  ++used_;
+  return first_id_ + slot;
+}
+
+void Shard::map_fresh_line(uint32_t slot, uint64_t core_line) {
   slots_.assign(slot, core_line);
+  // Untrusted, durably: a free line's SSD record claims nothing.
   slots_.set_untrusted(slot, true);
   slots_.set_untrust_durable(slot, true);
   ++untrusted_count_;
   list_untrusted(slot);
   index_.insert(core_line, slot);
   replacement_->on_insert(slot, core_line);
-  ++used_;
-  return first_id_ + slot;
 }
 
 uint32_t Shard::move_to_new_line(uint32_t id) {
@@ -151,13 +156,7 @@ uint32_t Shard::move_to_new_line(uint32_t id) {
   replacement_->on_evict(old_slot, core_line);
   if (slots_.untrusted(old_slot)) --untrusted_count_;
   move_to_limbo(old_slot);
-  slots_.assign(slot, core_line);
-  slots_.set_untrusted(slot, true);
-  slots_.set_untrust_durable(slot, true);
-  ++untrusted_count_;
-  list_untrusted(slot);
-  index_.insert(core_line, slot);
-  replacement_->on_insert(slot, core_line);
+  map_fresh_line(slot, core_line);
   return first_id_ + slot;
 }
 

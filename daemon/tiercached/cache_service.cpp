@@ -74,6 +74,8 @@ Result<std::unique_ptr<CacheService>> CacheService::Open(const DaemonConfig& con
   options.ssd_error_threshold = config.ssd_error_threshold;
   options.ssd_error_window =
       std::chrono::duration_cast<Nanos>(std::chrono::duration<double>(config.ssd_error_window_s));
+  options.trust_interval =
+      std::chrono::duration_cast<Nanos>(std::chrono::duration<double>(config.trust_interval_s));
   std::promise<Result<std::unique_ptr<Cache>>> opened;
   main_loop.loop().post([&] {
     Cache::Open(service->devices_->ssd.top(), service->devices_->core.top(),

@@ -37,6 +37,11 @@ struct DaemonConfig {
   // of the data path (pass-through until `tiercache reset-health`); 0 never (default 5 in 60 s).
   unsigned ssd_error_threshold = 5;
   double ssd_error_window_s = 60;
+  // --trust-interval SECONDS: how soon what a client read or wrote is made crash-safe, so the
+  // cache comes back warm after a crash (CacheOptions::trust_interval); 0: only a clean close
+  // does it (a crash forgets clean lines; a write waits for the SSD only over a line loaded
+  // crash-safe at start, once). Default 5.
+  double trust_interval_s = 5;
   std::string core_model;    // --core-model NAME: emulate an HDD's timing over the core file
   std::string cache_model;   // --cache-model NAME: emulate an SSD's timing over the cache file
   std::string record_path;   // --record FILE: write a block trace of client requests

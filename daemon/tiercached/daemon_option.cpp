@@ -88,6 +88,10 @@ std::vector<DaemonOption> MakeOptions() {
        R{0, 1e6}},
       {"ssd-error-window", "", &C::ssd_error_window_s,
        "the window of --ssd-errors, in SECONDS (default 60)", R{0.001, 86400}},
+      {"trust-interval", "", &C::trust_interval_s,
+       "make cached data crash-safe (warm after a crash) within SECONDS of a fill or write; 0: "
+       "only at a clean close (default 5)",
+       R{0, 3600}},
       {"core-model", "", &C::core_model, "emulate HDD timing: hdd7200, hdd5400, hdd10k"},
       {"cache-model", "", &C::cache_model, "emulate SSD timing: sata-ssd, nvme"},
       {"models", "", &C::models_file, "device model profiles (JSON)"},

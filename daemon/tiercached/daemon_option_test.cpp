@@ -37,7 +37,7 @@ TEST(DaemonOptionTest, NamesAreUniqueFlagNames) {
     EXPECT_EQ(o.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz-"), std::string::npos);
     EXPECT_FALSE(o.help.empty()) << o.name;
   }
-  EXPECT_EQ(names.size(), 31u);  // one per DaemonConfig field but log_level and io_backend, parsed from their names
+  EXPECT_EQ(names.size(), 32u);  // one per DaemonConfig field but log_level and io_backend, parsed from their names
   EXPECT_EQ(FindDaemonOption("config"), nullptr);  // names the file; not an option in it
 }
 

@@ -2,7 +2,7 @@
 # Warm after a crash (docs/io-paths.md "Warm after a crash"): after kill -9 of tiercached, the
 # lines a trust round covered are still cached, without any FLUSH from the client. wt: 4096
 # blocks read into the cache, wait until no line is untrusted (`lines_untrusted` 0: the daemon's
-# trust round ran within 1 s), kill -9, restart: all 4096 re-reads hit and match the HDD. wb: 1024
+# trust round ran: --trust-interval 1 here), kill -9, restart: all 4096 re-reads hit and match the HDD. wb: 1024
 # written (dirty, then FLUSHed: unflushed writes may be lost) + 1024 read (clean) blocks, same
 # wait, kill -9, restart: 2048 of 2048 re-reads hit, with the written data. Then a write-through
 # rewrite of 1024 of the warm blocks and kill -9 at once: they come back with the new data, never
@@ -19,7 +19,7 @@ head -c $((48 << 20)) /dev/urandom > core.bin
 dd if=core.bin of=hdd.img conv=notrunc status=none
 
 # Waits until `tc_stat $1` is $2 (a read's fill runs after its reply), then until every line is
-# trusted (a trust round, within tiercached's 1 s interval, made its clean copies crash-safe).
+# trusted (a trust round, within tiercached's --trust-interval, made its clean copies crash-safe).
 settle() {
   wait_stat "$1" "$2"
   wait_stat lines_untrusted 0
@@ -53,13 +53,13 @@ $1
 }
 
 # --- write-through --------------------------------------------------------------------------
-start_tiercached ssd.img
+start_tiercached ssd.img --trust-interval 1
 BLOCKS="sorted(range(8192), key=lambda b: (b * 2654435761) % 8192)[:4096]"
 read_blocks "" "$BLOCKS" False
 [ "$(tc_stat read_misses)" = 4096 ] || fail "wt: first pass not 4096 misses: $(tc_cli stats --json)"
 settle lines_used 4096
 kill9
-start_tiercached ssd.img
+start_tiercached ssd.img --trust-interval 1
 [ "$(tc_stat lines_used)" = 4096 ] || fail "wt: cache not warm after kill -9: $(tc_cli stats --json)"
 read_blocks "" "$BLOCKS" False
 [ "$(tc_stat read_hits)" = 4096 ] || fail "wt: re-reads after kill -9: $(tc_cli stats --json)"
@@ -83,7 +83,7 @@ nbdsh -u "$TC_URI" -c "h.flush()"
 settle lines_used $((4096 + 2048))
 dirty="$(tc_stat lines_dirty)"
 kill9
-start_tiercached ssd.img
+start_tiercached ssd.img --trust-interval 1
 hits0="$(tc_stat read_hits)"
 read_blocks "" "$WB_BLOCKS" True
 [ "$(tc_stat read_hits)" = 2048 ] || fail "wb: re-reads after kill -9: $(tc_cli stats --json)"
@@ -100,7 +100,7 @@ for i, b in enumerate($REWRITE):
     h.pwrite(new[i * 4096:(i + 1) * 4096], b * 4096)
 "
 kill9
-start_tiercached ssd.img
+start_tiercached ssd.img --trust-interval 1
 read_blocks "" "$REWRITE" True
 echo "rewrite: 1024 rewritten blocks came back with the new data after kill -9"
 stop_tiercached
