@@ -294,8 +294,9 @@ void Engine::flush_all(IoCallback done) {
   persist([this, arrive](Status s) {
     // A failing SSD (docs/io-paths.md "SSD failures"): the FLUSH promises the acknowledged
     // writes, which sit on the core and in the dirty records. If every dirty-state change is
-    // already durable, the records that failed only drop clean copies, which nothing trusts
-    // after a crash: the volume stays usable. Otherwise the FLUSH fails.
+    // already durable, the records that failed only concern clean copies, and the SSD keeps an
+    // older claim that is still consistent (io-paths.md "Warm after a crash"): the volume stays
+    // usable. Otherwise the FLUSH fails.
     if (!s.ok() && dirty_state_durable()) s = Status::Ok();
     arrive(std::move(s));
   });
