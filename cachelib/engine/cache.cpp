@@ -136,9 +136,9 @@ CacheCounters Cache::counters() const {
   for (auto& shard : engine_->shards()) {
     std::lock_guard lock(shard->mu);
     out.lines_used += shard->used_lines();
+    out.lines_untrusted += shard->untrusted_lines();
   }
   out.lines_dirty = c.lines_dirty.load();
-  out.lines_untrusted = engine_->untrusted_lines();
   out.dirty_sectors = c.dirty_sectors.load();
   out.evictions = c.evictions.load();
   out.cleaner_writes = c.cleaner_writes.load();

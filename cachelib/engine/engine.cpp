@@ -176,15 +176,14 @@ void Engine::trust_round(IoCallback done) {
   if (untrust_pending) {
     return persist([this, done = std::move(done)](Status s) mutable {
       if (!s.ok()) return done(std::move(s));
-      if (mark_trust_candidates() == 0) return done(Status::Ok());
-      trust_after_core_flush(std::move(done));
+      mark_then_trust(std::move(done));
     });
   }
-  if (mark_trust_candidates() == 0) return done(Status::Ok());
-  trust_after_core_flush(std::move(done));
+  mark_then_trust(std::move(done));
 }
 
-void Engine::trust_after_core_flush(IoCallback done) {
+void Engine::mark_then_trust(IoCallback done) {
+  if (mark_trust_candidates() == 0) return done(Status::Ok());
   // The candidates' SSD copies become durable with the persist's first flush; their core copies
   // (what a fill read, what a write-through wrote) with this one.
   core.flush([this, done = std::move(done)](Status s) mutable {
@@ -205,15 +204,6 @@ void Engine::trust_all_idle() {
     shard->mark_trust_candidates(/*durable_only=*/false);
     shard->trust_candidates([this](uint32_t id) { note_changed(id); });
   }
-}
-
-uint64_t Engine::untrusted_lines() {
-  uint64_t n = 0;
-  for (auto& shard : shards_) {
-    std::lock_guard lock(shard->mu);
-    n += shard->untrusted_lines();
-  }
-  return n;
 }
 
 void Engine::set_dirty(Shard& shard, uint32_t id, const SectorBits& dirty) {

@@ -90,8 +90,6 @@ class Engine {
   void trust_round(IoCallback done);
   // At close, with nothing in flight and the core flushed: trusts every line.
   void trust_all_idle();
-  // Lines whose clean copies a crash would forget now (untrusted).
-  uint64_t untrusted_lines();
   // REQUIRES shard.mu. Sets line `id`'s dirty sectors to `dirty`: updates the dirty bitmap, the
   // counters, and marks the record for the next persist().
   void set_dirty(Shard& shard, uint32_t id, const SectorBits& dirty);
@@ -121,8 +119,9 @@ class Engine {
   void request_persist();
   // Marks the untrusted lines of every shard as trust candidates; returns how many.
   uint64_t mark_trust_candidates();
-  // Flushes the core, then trusts the candidates no change touched and persists them.
-  void trust_after_core_flush(IoCallback done);
+  // Marks trust candidates, flushes the core, then trusts the candidates no change touched and
+  // persists them.
+  void mark_then_trust(IoCallback done);
   std::atomic<bool> persist_requested_{false};
 
   std::vector<std::unique_ptr<Shard>> shards_;
