@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <optional>
+#include <utility>
+
 #include "cachelib/device/device_wrapper.h"
 #include "cachelib/device/fault_injecting_device.h"
 #include "cachelib/engine/engine.h"
@@ -386,6 +390,103 @@ TEST_F(CacheTest, PowerCutAfterAWriteOverATrustedLineNeverServesTheOldCopy) {
     EXPECT_EQ(Read(0, 4096), Core(0, 4096));
     h->cache.reset();  // opened on the wrapper: drop it before the wrapper goes
   }
+}
+
+// Takes a picture of both memory devices when the first write to the wrapped core completes:
+// what a process crash right after that write would leave on the media.
+class SnapshotAtCoreWrite : public DeviceWrapper {
+ public:
+  SnapshotAtCoreWrite(MemoryDevice& core, MemoryDevice& ssd) : DeviceWrapper(core), core_(core),
+                                                              ssd_(ssd) {}
+  std::optional<MemoryDevice::Snapshot> core_at, ssd_at;
+
+ protected:
+  void write_impl(uint64_t offset, std::span<const std::byte> buf, WriteFlags flags,
+                  IoCallback cb) override {
+    DeviceWrapper::write_impl(offset, buf, flags, [this, cb = std::move(cb)](Status s) {
+      if (!core_at) {
+        core_at = core_.snapshot();
+        ssd_at = ssd_.snapshot();
+      }
+      cb(std::move(s));
+    });
+  }
+
+ private:
+  MemoryDevice& core_;
+  MemoryDevice& ssd_;
+};
+
+// Holds the SSD writes shorter than a line (metadata pages, the superblock) while `hold` is set,
+// until release(): a persist that has not reached the medium yet.
+class HoldMetadataWrites : public DeviceWrapper {
+ public:
+  explicit HoldMetadataWrites(Device& target) : DeviceWrapper(target) {}
+  bool hold = false;
+  size_t held() const { return held_.size(); }
+  void release() {
+    hold = false;
+    for (auto& submit : std::exchange(held_, {})) submit();
+  }
+
+ protected:
+  void write_impl(uint64_t offset, std::span<const std::byte> buf, WriteFlags flags,
+                  IoCallback cb) override {
+    if (!hold || buf.size() >= kLine) {
+      return DeviceWrapper::write_impl(offset, buf, flags, std::move(cb));
+    }
+    held_.push_back([this, offset, buf, flags, cb = std::move(cb)]() mutable {
+      DeviceWrapper::write_impl(offset, buf, flags, std::move(cb));
+    });
+  }
+
+ private:
+  std::vector<std::function<void()>> held_;
+};
+
+// A write-back write of a whole trusted line moves the block to a fresh line and leaves the old
+// one in limbo, still trusted by its durable record. The cleaner must not copy the new data to
+// the core before that record is freed: a crash in between would bring back the old line as
+// clean while the core holds the new data (found by crash_process_test).
+TEST_F(CacheTest, CleanerWaitsForTheFreeRecordOfAMovedBlocksOldLine) {
+  CacheOptions o = Deterministic();
+  o.policies.admission = "always";
+  o.policies.sequential = SequentialOptions{.enabled = false};
+  h = std::make_unique<CacheHarness>(8 << 20, 64 << 20, Mode(CacheMode::kWriteBack), o);
+  HoldMetadataWrites ssd(h->ssd_mem);
+  SnapshotAtCoreWrite core(h->core_mem, h->ssd_mem);
+  h->ssd = &ssd;
+  h->core = &core;
+  h->open();
+  auto old_data = Pattern(62, 0, kLine);
+  h->core_mem.write_now(0, old_data);
+  EXPECT_EQ(Read(0, kLine), old_data);  // filled, then trusted by a round
+  ASSERT_EQ(C().lines_untrusted, 0u);
+  ssd.hold = true;
+  auto new_data = Pattern(63, 0, kLine);
+  Write(0, new_data);  // whole line: moved, the old line in limbo; its free record is held
+  bool cleaned = false;
+  {
+    EventLoop::ScopedCurrent scope(&h->loop);
+    h->cache->clean_all({}, [&](Status s) { cleaned = s.ok(); });
+  }
+  h->loop.run_until_idle();
+  ASSERT_GT(ssd.held(), 0u);
+  {
+    EventLoop::ScopedCurrent scope(&h->loop);
+    ssd.release();
+  }
+  h->loop.run_until([&] { return cleaned; });
+  ASSERT_TRUE(core.core_at.has_value());
+  ASSERT_TRUE(testing::SyncClose(h->loop, *h->cache).ok());
+  h->cache.reset();
+  h->core_mem.restore(*core.core_at);  // the process died as the cleaner's core write landed
+  h->ssd_mem.restore(*core.ssd_at);
+  h->ssd = &h->ssd_mem;
+  h->core = &h->core_mem;
+  h->open();
+  EXPECT_EQ(Read(0, kLine), new_data);
+  EXPECT_EQ(Core(0, kLine), new_data);
 }
 
 // lines_untrusted counts lines a crash would forget now; trust_interval 0 never trusts them

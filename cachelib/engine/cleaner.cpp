@@ -213,6 +213,7 @@ void Cleaner::clean_line(std::shared_ptr<Batch> batch, uint64_t index) {
       if (!s.ok() && batch->status.ok()) batch->status = std::move(s);
       if (--batch->pending == 0) finish_batch(batch, batch->status);
     };
+    uint64_t need = 0;
     {
       std::lock_guard lock(shard.mu);
       const uint32_t id = shard.lookup(entry.core_line);
@@ -220,37 +221,53 @@ void Cleaner::clean_line(std::shared_ptr<Batch> batch, uint64_t index) {
         entry.line_id = id;
         entry.dirty = shard.dirty(id);
         shard.set_clean_pending(id, true);
+        // The block's old line in limbo may still be trusted by its durable record: the core
+        // copy must wait for its free record, or a crash would serve that old copy as clean.
+        if (shard.in_limbo(entry.core_line)) need = shard.limbo_need();
       }
     }
     if (entry.dirty.none()) {
       UnlockLine(e, entry.core_line, false);
       return arrive(Status::Ok());
     }
-    std::shared_ptr<std::byte> buf(
-        static_cast<std::byte*>(std::aligned_alloc(kSectorSize, e.line_size)), std::free);
-    auto join = IoJoin::Make([this, batch, index, buf, arrive](Status s) {
-      batch->entries[index].copied = s.ok();
-      UnlockLine(engine_, batch->entries[index].core_line, false);
-      arrive(std::move(s));
-    });
-    ForEachRun(entry.dirty, 0, e.sectors_per_line, [&](uint32_t first, uint32_t n, bool dirty) {
-      if (!dirty) return;
-      std::byte* dst = buf.get() + uint64_t(first) * kSectorSize;
-      uint64_t core_off = entry.core_line * e.line_size + uint64_t(first) * kSectorSize;
-      SsdReadSectors(e, entry.line_id, first, n, dst,
-                     [&e, dst, n, core_off, cb = join->add()](Status s) {
-                       if (!s.ok()) {
-                         NoteSsdError(e, SsdErrorKind::kRead);
-                         return cb(std::move(s));
-                       }
-                       uint64_t bytes = uint64_t(n) * kSectorSize;
-                       EngineCounters::add(e.counters.cleaner_writes);
-                       EngineCounters::add(e.counters.bytes_written_core, bytes);
-                       e.core.write(core_off, std::span<const std::byte>(dst, bytes), {}, cb);
-                     });
-    });
-    join->seal();
+    if (!e.persisted(need)) {
+      return e.persist([this, batch, index, arrive](Status s) {
+        if (s.ok()) return copy_line(batch, index, arrive);
+        UnlockLine(engine_, batch->entries[index].core_line, false);
+        arrive(std::move(s));
+      });
+    }
+    copy_line(batch, index, arrive);
   });
+}
+
+void Cleaner::copy_line(std::shared_ptr<Batch> batch, uint64_t index, IoCallback arrive) {
+  Engine& e = engine_;
+  Batch::Entry& entry = batch->entries[index];
+  std::shared_ptr<std::byte> buf(
+      static_cast<std::byte*>(std::aligned_alloc(kSectorSize, e.line_size)), std::free);
+  auto join = IoJoin::Make([this, batch, index, buf, arrive](Status s) {
+    batch->entries[index].copied = s.ok();
+    UnlockLine(engine_, batch->entries[index].core_line, false);
+    arrive(std::move(s));
+  });
+  ForEachRun(entry.dirty, 0, e.sectors_per_line, [&](uint32_t first, uint32_t n, bool dirty) {
+    if (!dirty) return;
+    std::byte* dst = buf.get() + uint64_t(first) * kSectorSize;
+    uint64_t core_off = entry.core_line * e.line_size + uint64_t(first) * kSectorSize;
+    SsdReadSectors(e, entry.line_id, first, n, dst,
+                   [&e, dst, n, core_off, cb = join->add()](Status s) {
+                     if (!s.ok()) {
+                       NoteSsdError(e, SsdErrorKind::kRead);
+                       return cb(std::move(s));
+                     }
+                     uint64_t bytes = uint64_t(n) * kSectorSize;
+                     EngineCounters::add(e.counters.cleaner_writes);
+                     EngineCounters::add(e.counters.bytes_written_core, bytes);
+                     e.core.write(core_off, std::span<const std::byte>(dst, bytes), {}, cb);
+                   });
+  });
+  join->seal();
 }
 
 void Cleaner::finish_batch(std::shared_ptr<Batch> batch, Status status) {

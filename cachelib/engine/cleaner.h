@@ -58,6 +58,8 @@ class Cleaner {
   void finish_drains();
   void run_batch(const CleaningPlan& plan);
   std::vector<uint64_t> pick_lines(uint32_t count, CleaningOrder order);
+  // Under the line's lock: copies entry `index`'s dirty sectors SSD -> core, unlocks, `arrive`s.
+  void copy_line(std::shared_ptr<Batch> batch, uint64_t index, IoCallback arrive);
   void clean_line(std::shared_ptr<Batch> batch, uint64_t index);
   void finish_batch(std::shared_ptr<Batch> batch, Status status);
   void after_batch(const Batch& batch, Status status);

@@ -11,6 +11,16 @@
 #include "cachelib/engine/trust_flusher.h"
 
 namespace tiercache {
+namespace {
+
+// Atomically raises `a` to at least `v`.
+void RaiseTo(std::atomic<uint64_t>& a, uint64_t v) {
+  uint64_t seen = a.load(std::memory_order_acquire);
+  while (seen < v && !a.compare_exchange_weak(seen, v, std::memory_order_acq_rel)) {
+  }
+}
+
+}  // namespace
 
 Engine::Engine(Device& ssd_dev, Device& core_dev, std::unique_ptr<MetadataStore> metadata,
                const CacheOptions& opts)
@@ -253,13 +263,12 @@ void Engine::persist(IoCallback done) {
   {
     // The store may complete a batched persist on another loop: come back to ours.
     EventLoop* origin = EventLoop::current();
-    store->persist([this, epoch, origin, done = std::move(done)](Status s) mutable {
+    const uint64_t written = dirty_data_written_.load(std::memory_order_acquire);
+    store->persist([this, epoch, written, origin, done = std::move(done)](Status s) mutable {
       if (!s.ok()) NoteSsdError(*this, SsdErrorKind::kPersist);  // counts and logs it
       if (s.ok()) {
-        uint64_t seen = persist_completed_.load(std::memory_order_acquire);
-        while (seen < epoch &&
-               !persist_completed_.compare_exchange_weak(seen, epoch, std::memory_order_acq_rel)) {
-        }
+        RaiseTo(persist_completed_, epoch);
+        RaiseTo(dirty_data_flushed_, written);  // the round's flushes came after those writes
       }
       if (EventLoop::current() == origin) return done(std::move(s));
       origin->post([done = std::move(done), s = std::move(s)]() mutable { done(std::move(s)); });
@@ -281,13 +290,18 @@ void Engine::flush_all(IoCallback done) {
     if (--join->pending == 0) join->done(std::move(join->first));
   };
   core.flush(arrive);
-  persist([this, arrive](Status s) {
+  const uint64_t written = dirty_data_written_.load(std::memory_order_acquire);
+  persist([this, arrive, written](Status s) {
     // A failing SSD (docs/io-paths.md "SSD failures"): the FLUSH promises the acknowledged
     // writes, which sit on the core and in the dirty records. If every dirty-state change is
-    // already durable, the records that failed only concern clean copies, and the SSD keeps an
-    // older claim that is still consistent (io-paths.md "Warm after a crash"): the volume stays
-    // usable. Otherwise the FLUSH fails.
-    if (!s.ok() && dirty_state_durable()) s = Status::Ok();
+    // already durable and no dirty data was written to the SSD since its last good flush, the
+    // records that failed only concern clean copies, and the SSD keeps an older claim that is
+    // still consistent (io-paths.md "Warm after a crash"): the volume stays usable. Otherwise
+    // the FLUSH fails: a dirty sector's new data may be lost from the SSD.
+    if (!s.ok() && dirty_state_durable() &&
+        dirty_data_flushed_.load(std::memory_order_acquire) >= written) {
+      s = Status::Ok();
+    }
     arrive(std::move(s));
   });
 }

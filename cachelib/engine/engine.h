@@ -104,6 +104,9 @@ class Engine {
   void persist(IoCallback done);
   // FLUSH: every write completed before the call becomes durable (core flushed, SSD records persisted).
   void flush_all(IoCallback done);
+  // A write of dirty sectors' data to the SSD completed: only an SSD flush makes it durable, so a
+  // FLUSH may not overlook a failed persist until one has succeeded since.
+  void note_dirty_data_written() { dirty_data_written_.fetch_add(1, std::memory_order_acq_rel); }
   // For options.commit_before_ack: calls done once the dirty-state records the shards holding
   // core bytes [offset, offset + length) changed up to now are durable (persisting if needed).
   void commit_then(uint64_t offset, uint64_t length, IoCallback done);
@@ -130,6 +133,10 @@ class Engine {
   std::mutex persist_mu_;
   uint64_t persist_started_ = 0;                 // GUARDED_BY(persist_mu_)
   std::atomic<uint64_t> persist_completed_{0};  // highest persist epoch known durable
+  // Dirty-data SSD writes completed so far, and how many of them a successful persist's flushes
+  // covered.
+  std::atomic<uint64_t> dirty_data_written_{0};
+  std::atomic<uint64_t> dirty_data_flushed_{0};
 };
 
 }  // namespace tiercache

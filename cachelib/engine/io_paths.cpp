@@ -208,9 +208,16 @@ void WriteCoreAndSsd(Request& req, const Segment& seg, bool on_ssd, uint32_t lin
     e.core.write_zeroes(seg.core_offset(e.line_size), seg.bytes(), {}, core_done);
   }
   if (!on_ssd) return;
+  bool dirty_data;  // (the exclusive line lock keeps the dirty bits as they are until we finish)
+  {
+    Shard& shard = e.shard_for(seg.core_line);
+    std::lock_guard lock(shard.mu);
+    dirty_data = (shard.dirty(line_id) & seg.mask()).any();
+  }
   SsdWriteSectors(e, line_id, seg.first_sector, seg.sectors, src != nullptr ? src : ZeroLine(),
-                  [&e, both, arrive](Status s) {
+                  [&e, both, arrive, dirty_data](Status s) {
                     if (!s.ok()) NoteSsdError(e, SsdErrorKind::kWrite);
+                    if (s.ok() && dirty_data) e.note_dirty_data_written();
                     both->ssd = std::move(s);
                     arrive(both);
                   });

@@ -203,6 +203,34 @@ TEST_F(SsdFailureTest, FlushFailsWhenMetadataCannotPersist) {
   EXPECT_TRUE(testing::SyncFlush(h->loop, *h->cache).ok());
 }
 
+// New data of a dirty sector lives only on the SSD (write-back), or the SSD copy is what a crash
+// serves (write-through and write-around keep the sector dirty): its record is already durable,
+// but without an SSD flush the data is not. A FLUSH whose SSD flush fails must fail.
+TEST_F(SsdFailureTest, FlushFailsWhenDirtyDataWasRewrittenAndTheSsdCannotFlush) {
+  for (CacheMode second : {CacheMode::kWriteBack, CacheMode::kWriteThrough,
+                           CacheMode::kWriteAround}) {
+    SCOPED_TRACE(ModeName(second));
+    trust_interval = Nanos(0);
+    Make(CacheMode::kWriteBack, 0);
+    ASSERT_TRUE(Write(0, Pattern(12, 0, 4096)).ok());
+    ASSERT_TRUE(testing::SyncFlush(h->loop, *h->cache).ok());  // the dirty record is durable
+    ASSERT_TRUE(testing::SyncSetMode(h->loop, *h->cache, second, false).ok());
+    ASSERT_TRUE(Write(0, Pattern(13, 0, 4096)).ok());  // no record changes
+    ASSERT_EQ(h->cache->counters().dirty_sectors, 1u);
+    ssd->fail_nth(1, ErrorDevice::kFlush, UINT64_MAX);
+    EXPECT_EQ(testing::SyncFlush(h->loop, *h->cache).code(), Status::Code::kIoError);
+    ssd->clear();
+    EXPECT_TRUE(testing::SyncFlush(h->loop, *h->cache).ok());
+    h->loop.run_until_idle();
+    // Once a persist succeeded, a failed one is forgiven again while nothing dirty is rewritten.
+    ssd->fail_nth(1, ErrorDevice::kFlush, UINT64_MAX);
+    EXPECT_TRUE(testing::SyncFlush(h->loop, *h->cache).ok());
+    ssd->clear();
+    h->loop.run_until_idle();
+    h->cache.reset();
+  }
+}
+
 TEST_F(SsdFailureTest, WtFlushSucceedsWhenOnlyCleanRecordsCannotPersist) {
   Make(CacheMode::kWriteThrough, 0);
   Warm();

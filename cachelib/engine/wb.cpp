@@ -62,6 +62,7 @@ void WbLocked(Request& req, const Segment& seg) {
   SsdWriteSectors(e, line_id, seg.first_sector, seg.sectors, src, [&req, seg, line_id](Status s) {
     Engine& e = req.engine;
     if (!s.ok()) return WbSsdWriteFailed(req, seg, line_id);
+    e.note_dirty_data_written();
     {
       Shard& sh = e.shard_for(seg.core_line);
       std::lock_guard lock(sh.mu);
