@@ -9,24 +9,14 @@
 # Usage: bench/nbd/warm-crash-fio.sh [BUILD_DIR]   (runs in a temporary directory)
 set -u
 B="$(cd "${1:-$(dirname "$0")/../../build}" && pwd)"
+LIB="$(cd "$(dirname "$0")" && pwd)/volume.sh"
 W="$(mktemp -d)"
-trap 'kill $PID 2>/dev/null; rm -rf "$W"' EXIT
+trap 'stop_daemon; rm -rf "$W"' EXIT
 cd "$W"
-PID=""
-CLI="$B/tools/tiercache"
+source "$LIB"
 stat() { "$CLI" stats --control "$PWD/c.ctl" --json | jq ".stats.$1"; }
-start() {
-  rm -f s.sock c.ctl  # a kill -9 leaves them behind
-  "$B/daemon/tiercached/tiercached" --cache ssd --core hdd --socket "$PWD/s.sock" \
-      --control "$PWD/c.ctl" -f $OPTS 2>>d.log &
-  PID=$!
-  for _ in $(seq 100); do [ -S s.sock ] && [ -S c.ctl ] && break; sleep 0.1; done
-}
 fio_run() {  # RW OFFSET QD -> IOPS
-  fio --name=w --ioengine=nbd --uri="nbd+unix:///?socket=$PWD/s.sock" --rw="$1" --bs=4k \
-      --offset="$2" --size=128M --iodepth="$3" --time_based --runtime=6 --output-format=json \
-      --output=f.json >/dev/null 2>&1
-  jq ".jobs[0].${1#rand}.iops|floor" f.json
+  fio_nbd "$1" --bs=4k --offset="$2" --size=128M --iodepth="$3" --time_based --runtime=6
 }
 settle() {  # until a trust round covered every line
   [ -n "$OPTS" ] && return
@@ -36,12 +26,9 @@ settle() {  # until a trust round covered every line
 for setup in wt "wt --trust-interval 0" wb; do
   mode=${setup%% *}
   OPTS=${setup#"$mode"}
-  rm -f ssd hdd s.sock c.ctl; truncate -s 1G ssd; truncate -s 4G hdd
-  "$CLI" create --cache ssd --core hdd --mode "$mode" --admission always --seq-cutoff 0 \
-      --force >/dev/null || exit 1
-  start
-  fio --name=fill --ioengine=nbd --uri="nbd+unix:///?socket=$PWD/s.sock" --rw=read --bs=1M \
-      --size=128M --output=/dev/null >/dev/null 2>&1
+  make_volume "$mode" --seq-cutoff 0
+  start_daemon $OPTS
+  fio_nbd read --bs=1M --size=128M >/dev/null
   settle
   for qd in 1 32; do
     t=$(fio_run randwrite 0 "$qd"); settle
@@ -49,16 +36,14 @@ for setup in wt "wt --trust-interval 0" wb; do
     echo "$setup QD$qd: trusted lines $t IOPS, new lines $n IOPS, ratio $(echo "scale=2; $t / $n" | bc)"
   done
   if [ "$mode" = wt ] && [ -z "$OPTS" ]; then
-    fio --name=reread --ioengine=nbd --uri="nbd+unix:///?socket=$PWD/s.sock" --rw=read --bs=1M \
-        --offset=3G --size=128M --output=/dev/null >/dev/null 2>&1
+    fio_nbd read --bs=1M --offset=3G --size=128M >/dev/null
     settle
     kill -9 "$PID"; wait "$PID" 2>/dev/null
-    start
+    start_daemon $OPTS
     h0=$(stat read_hit_bytes)
-    fio --name=reread --ioengine=nbd --uri="nbd+unix:///?socket=$PWD/s.sock" --rw=read --bs=1M \
-        --offset=3G --size=128M --output=/dev/null >/dev/null 2>&1
+    fio_nbd read --bs=1M --offset=3G --size=128M >/dev/null
     h1=$(stat read_hit_bytes)
     echo "wt kill -9: $(( (h1 - h0) >> 20 )) of 128 MiB re-read from the SSD"
   fi
-  kill "$PID"; wait "$PID" 2>/dev/null; PID=""
+  stop_daemon
 done

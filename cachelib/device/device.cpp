@@ -1,6 +1,9 @@
 #include "cachelib/device/device.h"
 
+#include <algorithm>
 #include <cassert>
+#include <cstdlib>
+#include <memory>
 
 #include "cachelib/common/event_loop.h"
 
@@ -102,6 +105,17 @@ void Device::prefetch(uint64_t offset, uint64_t length, IoCallback cb) {
 
 void Device::prefetch_impl(uint64_t, uint64_t, IoCallback cb) {
   complete_later(std::move(cb), Status::Ok());
+}
+
+void Device::prefetch_by_reading(uint64_t offset, uint64_t length, IoCallback cb) {
+  // Aligned for O_DIRECT; block_size() divides length (check_range).
+  std::shared_ptr<std::byte> buf(
+      static_cast<std::byte*>(std::aligned_alloc(std::max<uint32_t>(block_size(), 4096),
+                                                 (length + 4095) / 4096 * 4096)),
+      std::free);
+  if (!buf) return complete_later(std::move(cb), Status::NoSpace("prefetch buffer"));
+  read_impl(offset, std::span<std::byte>(buf.get(), length),
+            [buf, cb = std::move(cb)](Status s) { cb(std::move(s)); });
 }
 
 }  // namespace tiercache

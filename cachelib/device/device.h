@@ -84,6 +84,9 @@ class Device {
 
   // Runs cb(status) later on the current event loop (never inline).
   static void complete_later(IoCallback cb, Status status);
+  // A prefetch_impl for devices with a read-ahead of their own (a disk's buffer): reads the range
+  // with read_impl into a buffer it then drops.
+  void prefetch_by_reading(uint64_t offset, uint64_t length, IoCallback cb);
 
  private:
   IoCallback counting(IoCallback cb);

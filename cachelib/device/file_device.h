@@ -75,6 +75,10 @@ class FileDevice final : public Device {
   IoQueueCounters io_counters() const;
 
  protected:
+  // A disk's buffer keeps what a read brought in (and its read-ahead runs on): a real read.
+  void prefetch_impl(uint64_t offset, uint64_t length, IoCallback cb) override {
+    prefetch_by_reading(offset, length, std::move(cb));
+  }
   void read_impl(uint64_t offset, std::span<std::byte> buf, IoCallback cb) override;
   void write_impl(uint64_t offset, std::span<const std::byte> buf, WriteFlags flags,
                   IoCallback cb) override;

@@ -97,6 +97,11 @@ struct CacheOptions {
   // some disks (docs/performance.md "Warm after a crash"). 0: never (clean copies survive only
   // a clean close). Default: 5 s (as ext4's journal commit).
   Nanos trust_interval = std::chrono::seconds(5);
+  // How far ahead of a read stream served from the SSD to look for the first block it does not
+  // hold, and have the core read it ahead of the stream (StreamReadahead): a disk then seeks
+  // while the SSD still serves, instead of when the stream reaches it. Bytes; 0: off.
+  // Default: 4 MiB.
+  uint64_t stream_readahead_bytes = uint64_t{4} << 20;
   Status validate() const;
 };
 

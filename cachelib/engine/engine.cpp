@@ -28,14 +28,15 @@ Engine::Engine(Device& ssd_dev, Device& core_dev, std::unique_ptr<MetadataStore>
       core(core_dev),
       store(std::move(metadata)),
       options(opts),
+      policies(opts.policies.apply(store->info().policies)),
       line_size(store->info().line_size),
       sectors_per_line(store->info().line_size / kSectorSize),
-      policies(opts.policies.apply(store->info().policies)),
       mode(store->info().mode),
       sequential(policies.sequential),
       dirty_epochs(opts.cleaning_options.max_dirty_age / 2, opts.background_loop->clock().now()) {
   cleaner = std::make_unique<Cleaner>(*this);
   trust_flusher = std::make_unique<TrustFlusher>(*this, *opts.background_loop, opts.trust_interval);
+  readahead = std::make_unique<StreamReadahead>(*this, opts.stream_readahead_bytes);
 }
 
 Engine::~Engine() = default;

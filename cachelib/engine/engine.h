@@ -13,6 +13,7 @@
 #include "cachelib/engine/dirty_epochs.h"
 #include "cachelib/engine/shard.h"
 #include "cachelib/engine/ssd_health.h"
+#include "cachelib/engine/stream_readahead.h"
 #include "policy/sequential/sequential_detector.h"
 
 namespace tiercache {
@@ -43,6 +44,8 @@ class Engine {
   std::unique_ptr<TrustFlusher> trust_flusher;
   // Decides which requests belong to long sequential streams and bypass the cache.
   SequentialDetector sequential;
+  // Reads the core ahead of a stream about to leave the cached blocks.
+  std::unique_ptr<StreamReadahead> readahead;
   // When lines became dirty, coarsely: the cleaner's age bound.
   DirtyEpochs dirty_epochs;
 

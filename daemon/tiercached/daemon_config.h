@@ -58,6 +58,10 @@ struct DaemonConfig {
   std::string admission;      // --admission NAME; empty: as recorded
   std::string replacement;    // --replacement NAME; empty: as recorded
   std::optional<uint64_t> seq_cutoff_bytes;  // --seq-cutoff SIZE, both directions; 0: off
+  // --stream-readahead SIZE: how far ahead of a read stream served from the SSD to have the HDD
+  // read the first blocks the cache lacks (CacheOptions::stream_readahead_bytes); 0: off.
+  // Unset: the engine's default (4 MiB).
+  std::optional<uint64_t> stream_readahead_bytes;
   // --metrics [HOST:]PORT: serve the Prometheus text at http://HOST:PORT/metrics, HOST 127.0.0.1
   // unless given; stored as HOST:PORT (MetricsListenAddress). Empty: off (default).
   std::string metrics_listen;

@@ -115,6 +115,9 @@ std::vector<DaemonOption> MakeOptions() {
       {"seq-cutoff", "", &C::seq_cutoff_bytes,
        "sequential bypass cutoff to run with instead of the recorded one, e.g. 4M (0: off)",
        std::nullopt, CheckSeqCutoff},
+      {"stream-readahead", "", &C::stream_readahead_bytes,
+       "have the HDD read ahead of a read stream this far before it leaves the cached blocks, "
+       "e.g. 4M (0: off; default 4M)"},
       {"metrics", "", &C::metrics_listen,
        "serve Prometheus metrics at http://[HOST:]PORT/metrics (HOST default 127.0.0.1)",
        std::nullopt, CheckMetrics},

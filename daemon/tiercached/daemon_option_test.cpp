@@ -37,7 +37,7 @@ TEST(DaemonOptionTest, NamesAreUniqueFlagNames) {
     EXPECT_EQ(o.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz-"), std::string::npos);
     EXPECT_FALSE(o.help.empty()) << o.name;
   }
-  EXPECT_EQ(names.size(), 32u);  // one per DaemonConfig field but log_level and io_backend, parsed from their names
+  EXPECT_EQ(names.size(), 33u);  // one per DaemonConfig field but log_level and io_backend, parsed from their names
   EXPECT_EQ(FindDaemonOption("config"), nullptr);  // names the file; not an option in it
 }
 
@@ -70,6 +70,11 @@ TEST(DaemonOptionTest, ApplyChecksEachKind) {
   EXPECT_EQ(c.seq_cutoff_bytes, std::optional<uint64_t>(0));
   EXPECT_EQ(apply("seq-cutoff", "5000"),
             "InvalidArgument: read_cutoff_bytes must be a multiple of 4096 and >= 4096");
+  EXPECT_EQ(apply("stream-readahead", "2M"), "OK");
+  EXPECT_EQ(c.stream_readahead_bytes, std::optional<uint64_t>(2u << 20));
+  EXPECT_EQ(apply("stream-readahead", "2X"),
+            "InvalidArgument: invalid size '2X': unknown suffix 'X' (use K, M, G or T; powers of "
+            "1024)");
   EXPECT_EQ(apply("admission", "nope"),
             "InvalidArgument: unknown admission policy 'nope' (always, nhit, adaptive)");
 }

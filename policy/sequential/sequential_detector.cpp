@@ -11,11 +11,15 @@ SequentialDetector::SequentialDetector(const SequentialOptions& options)
   assert(options.validate().ok());
 }
 
-bool SequentialDetector::observe(uint64_t offset, uint64_t length, bool is_write) {
+bool SequentialDetector::observe(uint64_t offset, uint64_t length, bool is_write,
+                                 uint64_t* stream_bytes) {
+  if (stream_bytes != nullptr) *stream_bytes = 0;
   if (!enabled_ || length == 0) return false;
   Direction& d = is_write ? writes_ : reads_;
   std::lock_guard lock(d.mu);
-  if (d.table.add(offset, length) < d.cutoff) return false;
+  const uint64_t before = d.table.add(offset, length);
+  if (stream_bytes != nullptr) *stream_bytes = before;
+  if (before < d.cutoff) return false;
   ++d.bypassed_requests;
   d.bypassed_bytes += length;
   return true;

@@ -22,8 +22,9 @@ class SequentialDetector {
   // Records the request [offset, offset + length) and returns true when it should bypass the
   // cache: its stream had already spanned at least the direction's cutoff before it arrived.
   // So the request that reaches or crosses the cutoff is still cached; the next one bypasses.
-  // Never true when disabled or for length 0. Thread-safe.
-  bool observe(uint64_t offset, uint64_t length, bool is_write);
+  // Never true when disabled or for length 0. `stream_bytes`, if given, receives the bytes the
+  // request's stream spanned before it (0: a new stream, or detection off). Thread-safe.
+  bool observe(uint64_t offset, uint64_t length, bool is_write, uint64_t* stream_bytes = nullptr);
 
   // Heap bytes held: 20 per stream per direction (0 when disabled). Not per cache slot.
   uint64_t memory_size() const;

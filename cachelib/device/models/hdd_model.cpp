@@ -234,7 +234,10 @@ void HddModel::on_head_done() {
     counters_.head_busy += current_plan_.finish - current_plan_.start;
     head_end_ = op.offset + op.length;
     head_cyl_ = geo_.cylinder_of(head_end_ - 1);
-    if (op.kind == Kind::kRead) buffer_.add(op.offset, head_end_);
+    if (op.kind == Kind::kRead) {
+      buffer_.add(op.offset, head_end_);
+      serve_buffered_locked(t);
+    }
     if (op.kind == Kind::kDestage) {
       dirty_bytes_ -= op.length;
       ++counters_.destages;
@@ -247,6 +250,21 @@ void HddModel::on_head_done() {
     }
   }
   if (done) done->model_done();
+}
+
+void HddModel::serve_buffered_locked(Nanos t) {
+  // As a drive's firmware does: a queued read whose data the buffer now holds (a read of the same
+  // blocks just finished) is answered from the buffer instead of waiting for the platter again.
+  for (auto it = queue_.begin(); it != queue_.end();) {
+    if (it->kind != Kind::kRead || !buffer_.covers(it->offset, it->length, t)) {
+      ++it;
+      continue;
+    }
+    ++counters_.buffer_hits;
+    CompletionJoin::ModelDoneAt(it->join, it->loop,
+                                link_transfer_locked(std::max(t, it->ready), it->length));
+    it = queue_.erase(it);
+  }
 }
 
 void HddModel::finish_destage_locked(Nanos t) {

@@ -49,6 +49,10 @@ class HddModel final : public DeviceWrapper {
   const HddGeometry& geometry() const { return geo_; }
 
  protected:
+  // A disk's buffer keeps what a read brought in (and its read-ahead runs on): a real read.
+  void prefetch_impl(uint64_t offset, uint64_t length, IoCallback cb) override {
+    prefetch_by_reading(offset, length, std::move(cb));
+  }
   void read_impl(uint64_t offset, std::span<std::byte> buf, IoCallback cb) override;
   void write_impl(uint64_t offset, std::span<const std::byte> buf, WriteFlags flags,
                   IoCallback cb) override;
@@ -95,6 +99,8 @@ class HddModel final : public DeviceWrapper {
   void dispatch_locked(Nanos t);
   void on_head_done();
   void finish_destage_locked(Nanos t);
+  // Completes the queued reads the buffer now covers.
+  void serve_buffered_locked(Nanos t);
   uint64_t oldest_destage_seq_locked() const;
 
   const HddParams params_;
