@@ -101,7 +101,9 @@ Status WriteSequential(LoopDriver& driver, Device& dev, const Config& c, bool fl
   return first;
 }
 
-double MbPerS(uint64_t bytes, Nanos t) { return t.count() > 0 ? double(bytes) * 1e3 / t.count() : 0; }
+double MbPerS(uint64_t bytes, Nanos t) {
+  return t.count() > 0 ? double(bytes) * 1e3 / double(t.count()) : 0;
+}
 
 // The HDD model alone writing the data: its sequential write rate.
 Result<Nanos> HddAlone(const Config& c, const ModelProfile& hdd) {
@@ -247,10 +249,12 @@ int main(int argc, char** argv) {
   app.add_option("--line-size", c.line_size, "cache line size in bytes (default 4096)");
   app.add_option("--cache-size", cache, "SSD size (default 8 x --bytes)");
   app.add_option("--max-write", max_write, "cleaner coalescing bound (default: the option's)");
-  app.add_option("--idle-batch", c.idle_batch_blocks, "cleaner blocks per idle batch (default: the option's)");
+  app.add_option("--idle-batch", c.idle_batch_blocks,
+                 "cleaner 4 KiB blocks per idle batch (default: the option's)");
   CLI11_PARSE(app, argc, argv);
   for (auto [text, out] : {std::pair{&bytes, &c.bytes}, std::pair{&request, &c.request},
-                           std::pair{&cache, &c.cache_bytes}, std::pair{&max_write, &c.max_write_bytes}}) {
+                           std::pair{&cache, &c.cache_bytes},
+                           std::pair{&max_write, &c.max_write_bytes}}) {
     if (text->empty()) continue;
     auto n = tiercache::ParseSize(*text);
     if (!n.ok()) return std::fprintf(stderr, "%s\n", n.status().ToString().c_str()), 2;

@@ -27,7 +27,7 @@ void WritebackRun::add(uint32_t line_id, uint32_t first, uint32_t count, IoCallb
 void WritebackRun::Start(std::shared_ptr<WritebackRun> run) {
   WritebackRun& r = *run;
   r.buf_.reset(static_cast<std::byte*>(std::aligned_alloc(kSectorSize, r.bytes_)));
-  // Completions never run inline, so the count is final before the first one arrives.
+  // Counted before the first read is issued: an early completion cannot start the writes.
   r.reads_pending_ = r.pieces_.size();
   for (size_t i = 0; i < r.pieces_.size(); ++i) {
     Piece& p = r.pieces_[i];

@@ -31,7 +31,8 @@ Status CleaningOptions::validate() const {
     return Status::InvalidArgument("idle_batch_blocks must be in [busy_batch_blocks, 1048576]");
   }
   if (max_write_bytes < 4096 || max_write_bytes > kMaxWriteBytes || max_write_bytes % 4096 != 0) {
-    return Status::InvalidArgument("max_write_bytes must be a multiple of 4096 in [4096, 67108864]");
+    return Status::InvalidArgument(
+        "max_write_bytes must be a multiple of 4096 in [4096, 67108864]");
   }
   return Status::Ok();
 }

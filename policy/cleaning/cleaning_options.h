@@ -1,6 +1,7 @@
 // CleaningOptions: the knobs of the "target" cleaning policy (DirtyTargetPolicy): how much dirty
-// data write-back may hold, how old it may get, and how much HDD time cleaning may take while
-// clients are active, and how large the cleaner's coalesced core writes get. Plain value type; thread-compatible.
+// data write-back may hold, how old it may get, how much HDD time cleaning may take while clients
+// are active; and how large the cleaner's coalesced core writes get. Plain value type;
+// thread-compatible.
 #pragma once
 
 #include <chrono>
