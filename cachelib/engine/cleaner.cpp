@@ -5,7 +5,7 @@
 
 #include "cachelib/engine/engine.h"
 #include "cachelib/engine/io_paths.h"
-#include "cachelib/engine/ssd_errors.h"
+#include "cachelib/engine/writeback_run.h"
 #include "policy/cleaning/cleaning_factory.h"
 #include "policy/cleaning/flush_estimate.h"
 
@@ -16,9 +16,11 @@ struct Cleaner::Batch {
     uint64_t core_line = 0;
     uint32_t line_id = 0;
     SectorBits dirty;
-    bool copied = false;
+    bool ready = false;   // locked, waiting to be copied with the batch's other ready lines
+    bool copied = false;  // every dirty sector reached the core
   };
   std::vector<Entry> entries;
+  bool collecting = false;  // run_batch is still locking the lines
   uint32_t pending = 0;
   Status status;
   Nanos started{0};
@@ -198,10 +200,22 @@ void Cleaner::run_batch(const CleaningPlan& plan) {
   batch->started = loop_->clock().now();
   batch->entries.resize(lines.size());
   batch->pending = uint32_t(lines.size());
+  for (size_t i = 0; i < lines.size(); ++i) batch->entries[i].core_line = lines[i];
+  // Lines locked at once wait here and are copied together, so that adjacent ones coalesce; a
+  // line whose lock or limbo record must be waited for is copied on its own once it may be.
+  batch->collecting = true;
+  for (size_t i = 0; i < lines.size(); ++i) clean_line(batch, i);
+  batch->collecting = false;
+  std::vector<uint64_t> ready;
   for (size_t i = 0; i < lines.size(); ++i) {
-    batch->entries[i].core_line = lines[i];
-    clean_line(batch, i);
+    if (batch->entries[i].ready) ready.push_back(i);
   }
+  copy_lines(batch, ready);
+}
+
+void Cleaner::arrive(const std::shared_ptr<Batch>& batch, Status s) {
+  if (!s.ok() && batch->status.ok()) batch->status = std::move(s);
+  if (--batch->pending == 0) finish_batch(batch, batch->status);
 }
 
 void Cleaner::clean_line(std::shared_ptr<Batch> batch, uint64_t index) {
@@ -209,10 +223,6 @@ void Cleaner::clean_line(std::shared_ptr<Batch> batch, uint64_t index) {
     Engine& e = engine_;
     Batch::Entry& entry = batch->entries[index];
     Shard& shard = e.shard_for(entry.core_line);
-    auto arrive = [this, batch](Status s) {
-      if (!s.ok() && batch->status.ok()) batch->status = std::move(s);
-      if (--batch->pending == 0) finish_batch(batch, batch->status);
-    };
     uint64_t need = 0;
     {
       std::lock_guard lock(shard.mu);
@@ -228,46 +238,47 @@ void Cleaner::clean_line(std::shared_ptr<Batch> batch, uint64_t index) {
     }
     if (entry.dirty.none()) {
       UnlockLine(e, entry.core_line, false);
-      return arrive(Status::Ok());
+      return arrive(batch, Status::Ok());
     }
     if (!e.persisted(need)) {
-      return e.persist([this, batch, index, arrive](Status s) {
-        if (s.ok()) return copy_line(batch, index, arrive);
+      return e.persist([this, batch, index](Status s) {
+        if (s.ok()) return copy_lines(batch, {index});
         UnlockLine(engine_, batch->entries[index].core_line, false);
-        arrive(std::move(s));
+        arrive(batch, std::move(s));
       });
     }
-    copy_line(batch, index, arrive);
+    if (batch->collecting) {
+      entry.ready = true;
+      return;
+    }
+    copy_lines(batch, {index});
   });
 }
 
-void Cleaner::copy_line(std::shared_ptr<Batch> batch, uint64_t index, IoCallback arrive) {
+void Cleaner::copy_lines(const std::shared_ptr<Batch>& batch,
+                         const std::vector<uint64_t>& indices) {
   Engine& e = engine_;
-  Batch::Entry& entry = batch->entries[index];
-  std::shared_ptr<std::byte> buf(
-      static_cast<std::byte*>(std::aligned_alloc(kSectorSize, e.line_size)), std::free);
-  auto join = IoJoin::Make([this, batch, index, buf, arrive](Status s) {
-    batch->entries[index].copied = s.ok();
-    UnlockLine(engine_, batch->entries[index].core_line, false);
-    arrive(std::move(s));
-  });
-  ForEachRun(entry.dirty, 0, e.sectors_per_line, [&](uint32_t first, uint32_t n, bool dirty) {
-    if (!dirty) return;
-    std::byte* dst = buf.get() + uint64_t(first) * kSectorSize;
-    uint64_t core_off = entry.core_line * e.line_size + uint64_t(first) * kSectorSize;
-    SsdReadSectors(e, entry.line_id, first, n, dst,
-                   [&e, dst, n, core_off, cb = join->add()](Status s) {
-                     if (!s.ok()) {
-                       NoteSsdError(e, SsdErrorKind::kRead);
-                       return cb(std::move(s));
-                     }
-                     uint64_t bytes = uint64_t(n) * kSectorSize;
-                     EngineCounters::add(e.counters.cleaner_writes);
-                     EngineCounters::add(e.counters.bytes_written_core, bytes);
-                     e.core.write(core_off, std::span<const std::byte>(dst, bytes), {}, cb);
-                   });
-  });
-  join->seal();
+  const uint64_t max_bytes = e.options.cleaning_options.max_write_bytes;
+  std::vector<std::shared_ptr<WritebackRun>> runs;
+  for (uint64_t index : indices) {
+    const Batch::Entry& entry = batch->entries[index];
+    // The line stays locked until every one of its pieces reached the core (or failed).
+    auto join = IoJoin::Make([this, batch, index](Status s) {
+      batch->entries[index].copied = s.ok();
+      UnlockLine(engine_, batch->entries[index].core_line, false);
+      arrive(batch, std::move(s));
+    });
+    ForEachRun(entry.dirty, 0, e.sectors_per_line, [&](uint32_t first, uint32_t n, bool dirty) {
+      if (!dirty) return;
+      const uint64_t offset = entry.core_line * e.line_size + uint64_t(first) * kSectorSize;
+      if (runs.empty() || !runs.back()->continues(offset, n, max_bytes)) {
+        runs.push_back(std::make_shared<WritebackRun>(e, offset));
+      }
+      runs.back()->add(entry.line_id, first, n, join->add());
+    });
+    join->seal();
+  }
+  for (auto& run : runs) WritebackRun::Start(std::move(run));
 }
 
 void Cleaner::finish_batch(std::shared_ptr<Batch> batch, Status status) {

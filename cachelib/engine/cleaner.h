@@ -1,6 +1,7 @@
 // Cleaner: the mechanism that writes dirty sectors back to the core; the cleaning policy
 // (policy/cleaning/, CacheOptions::cleaning) decides when, how much and which first. A batch:
-// lock each line (shared), copy its dirty sectors SSD -> core, unlock; flush the core; then clear
+// lock each line (shared), copy its dirty sectors SSD -> core (adjacent dirty sectors of the
+// batch's lines as one core write, WritebackRun), unlock; flush the core; then clear
 // the dirty bits of lines no write touched meanwhile and persist their records. Lines come in LBA
 // order (sorted windows of the shards' dirty bitmaps) or, to keep the age bound, oldest epoch
 // first. Between batches it asks the policy again, so foreground I/O is never starved.
@@ -58,9 +59,15 @@ class Cleaner {
   void finish_drains();
   void run_batch(const CleaningPlan& plan);
   std::vector<uint64_t> pick_lines(uint32_t count, CleaningOrder order);
-  // Under the line's lock: copies entry `index`'s dirty sectors SSD -> core, unlocks, `arrive`s.
-  void copy_line(std::shared_ptr<Batch> batch, uint64_t index, IoCallback arrive);
+  // Locks entry `index`'s line, notes its dirty sectors, waits for its limbo line's free record;
+  // then marks it ready (while run_batch collects) or copies it.
   void clean_line(std::shared_ptr<Batch> batch, uint64_t index);
+  // Under their locks: copies the entries' dirty sectors SSD -> core, adjacent ones (in the
+  // order given, ascending core lines) coalesced into WritebackRuns of at most
+  // CleaningOptions::max_write_bytes; unlocks each line once its pieces completed, then arrives.
+  void copy_lines(const std::shared_ptr<Batch>& batch, const std::vector<uint64_t>& indices);
+  // One entry is done (copied, skipped or failed): the batch finishes with its last entry.
+  void arrive(const std::shared_ptr<Batch>& batch, Status s);
   void finish_batch(std::shared_ptr<Batch> batch, Status status);
   void after_batch(const Batch& batch, Status status);
 

@@ -303,10 +303,16 @@ void Shard::release_durable(uint64_t completed_epoch) {
 
 void Shard::collect_dirty(std::vector<uint64_t>& out, size_t max, int epoch) {
   const size_t words = dirty_map_.size();
+  if (words == 0) return;
+  // Slot order from the cursor, wrapping; the cursor's word is visited again last for the slots
+  // before the cursor. The start is fixed before the loop: the cursor moves as slots are taken.
+  const size_t start = dirty_cursor_ / 64;
+  const uint64_t from_cursor = ~uint64_t{0} << (dirty_cursor_ % 64);
   size_t taken = 0;
-  for (size_t n = 0; n < words && taken < max; ++n) {
-    size_t w = (dirty_cursor_ / 64 + n) % words;
-    for (uint64_t bits = dirty_map_[w]; bits != 0 && taken < max; bits &= bits - 1) {
+  for (size_t n = 0; n <= words && taken < max; ++n) {
+    const size_t w = (start + n) % words;
+    uint64_t bits = dirty_map_[w] & (n == 0 ? from_cursor : n == words ? ~from_cursor : ~0ull);
+    for (; bits != 0 && taken < max; bits &= bits - 1) {
       uint32_t slot = uint32_t(w * 64 + std::countr_zero(bits));
       if (epoch >= 0 && slots_.dirty_epoch(slot) != uint32_t(epoch)) continue;
       out.push_back(slots_.core_line(slot));

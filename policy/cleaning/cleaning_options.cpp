@@ -4,6 +4,7 @@ namespace tiercache {
 namespace {
 
 constexpr uint32_t kMaxBatchBlocks = uint32_t{1} << 20;
+constexpr uint64_t kMaxWriteBytes = uint64_t{64} << 20;
 
 }  // namespace
 
@@ -28,6 +29,10 @@ Status CleaningOptions::validate() const {
   }
   if (idle_batch_blocks < busy_batch_blocks || idle_batch_blocks > kMaxBatchBlocks) {
     return Status::InvalidArgument("idle_batch_blocks must be in [busy_batch_blocks, 1048576]");
+  }
+  if (max_write_bytes < 4096 || max_write_bytes > kMaxWriteBytes || max_write_bytes % 4096 != 0) {
+    return Status::InvalidArgument(
+        "max_write_bytes must be a multiple of 4096 in [4096, 67108864]");
   }
   return Status::Ok();
 }

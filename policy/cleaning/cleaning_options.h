@@ -1,6 +1,7 @@
 // CleaningOptions: the knobs of the "target" cleaning policy (DirtyTargetPolicy): how much dirty
-// data write-back may hold, how old it may get, and how much HDD time cleaning may take while
-// clients are active. Plain value type; thread-compatible.
+// data write-back may hold, how old it may get, how much HDD time cleaning may take while clients
+// are active; and how large the cleaner's coalesced core writes get. Plain value type;
+// thread-compatible.
 #pragma once
 
 #include <chrono>
@@ -32,9 +33,14 @@ struct CleaningOptions {
   // Blocks (4 KiB) per batch while clients are active: small, so a batch delays them little.
   // In [1, 1048576]. Default: 64 (256 KiB).
   uint32_t busy_batch_blocks = 64;
-  // Blocks (4 KiB) per batch when idle or draining: large, so LBA-order writes coalesce.
-  // In [busy_batch_blocks, 1048576]. Default: 1024 (4 MiB).
-  uint32_t idle_batch_blocks = 1024;
+  // Blocks (4 KiB) per batch when idle or draining: large, so LBA-order writes coalesce and the
+  // core flush ending each batch (the disk idles and loses about a rotation) is amortized.
+  // In [busy_batch_blocks, 1048576]. Default: 4096 (16 MiB).
+  uint32_t idle_batch_blocks = 4096;
+  // Bytes of adjacent dirty data in a batch the cleaner writes to the core as one write (one
+  // line's dirty run is never split, so a write can reach the line size). A multiple of 4096 in
+  // [4096, 67108864]. Default: 1 MiB.
+  uint64_t max_write_bytes = uint64_t{1} << 20;
 
   // InvalidArgument naming the first bad field.
   Status validate() const;

@@ -24,6 +24,8 @@ TEST(CleaningOptionsTest, DefaultsAndEdgesAreValid) {
   EXPECT_EQ(Error([](CleaningOptions& o) { o.busy_batch_blocks = o.idle_batch_blocks = 1; }),
             "ok");
   EXPECT_EQ(Error([](CleaningOptions& o) { o.idle_batch_blocks = 1 << 20; }), "ok");
+  EXPECT_EQ(Error([](CleaningOptions& o) { o.max_write_bytes = 4096; }), "ok");
+  EXPECT_EQ(Error([](CleaningOptions& o) { o.max_write_bytes = 64 << 20; }), "ok");
 }
 
 TEST(CleaningOptionsTest, ValidateNamesTheBadField) {
@@ -55,6 +57,13 @@ TEST(CleaningOptionsTest, ValidateNamesTheBadField) {
             "idle_batch_blocks must be in [busy_batch_blocks, 1048576]");
   EXPECT_EQ(Error([](CleaningOptions& o) { o.idle_batch_blocks = (1 << 20) + 1; }),
             "idle_batch_blocks must be in [busy_batch_blocks, 1048576]");
+  for (uint64_t bad : {uint64_t{0}, uint64_t{4095}, uint64_t{6144}, (uint64_t{64} << 20) + 4096}) {
+    CleaningOptions o;
+    o.max_write_bytes = bad;
+    EXPECT_EQ(o.validate().message(),
+              "max_write_bytes must be a multiple of 4096 in [4096, 67108864]")
+        << bad;
+  }
 }
 
 }  // namespace

@@ -23,7 +23,7 @@ using std::chrono::milliseconds;
 using std::chrono::seconds;
 
 // Defaults: target 0.2 and high 0.5 of 1000 blocks are 200 and 500 blocks; age trigger
-// 30 s - 5 s = 25 s; idle after 1 s; batches 64 (busy) and 1024 (idle/drain); share 0.1.
+// 30 s - 5 s = 25 s; idle after 1 s; batches 64 (busy) and 4096 (idle/drain); share 0.1.
 CleaningInputs Active() {
   CleaningInputs in;
   in.now = seconds(100);
@@ -59,9 +59,9 @@ CleaningPlan PlanFor(const CleaningInputs& in, CleaningOptions o = {}) {
 TEST(DirtyTargetPolicyTest, IdleCleansInLbaOrderWithIdleBatches) {
   CleaningInputs in = Active();
   in.since_foreground = seconds(1);  // exactly idle_after: idle
-  EXPECT_EQ(PlanFor(in), Clean(1024, CleaningReason::kIdle));
+  EXPECT_EQ(PlanFor(in), Clean(4096, CleaningReason::kIdle));
   in.since_foreground = Nanos::max();  // no foreground request ever
-  EXPECT_EQ(PlanFor(in), Clean(1024, CleaningReason::kIdle));
+  EXPECT_EQ(PlanFor(in), Clean(4096, CleaningReason::kIdle));
 }
 
 TEST(DirtyTargetPolicyTest, ActiveBelowTargetWaitsUntilIdleOrAge) {
@@ -123,9 +123,9 @@ TEST(DirtyTargetPolicyTest, AboveHighCleansNowWhateverTheClientsDo) {
   in.last_batch_duration = milliseconds(20);  // no pause above high
   EXPECT_EQ(PlanFor(in), Clean(64, CleaningReason::kHigh));
   in.since_foreground = seconds(2);  // idle too: large batches
-  EXPECT_EQ(PlanFor(in), Clean(1024, CleaningReason::kHigh));
+  EXPECT_EQ(PlanFor(in), Clean(4096, CleaningReason::kHigh));
   in.dirty_blocks = 500;
-  EXPECT_EQ(PlanFor(in), Clean(1024, CleaningReason::kIdle));
+  EXPECT_EQ(PlanFor(in), Clean(4096, CleaningReason::kIdle));
 }
 
 TEST(DirtyTargetPolicyTest, AgeNearTheBoundCleansOldestFirst) {
@@ -139,7 +139,7 @@ TEST(DirtyTargetPolicyTest, AgeNearTheBoundCleansOldestFirst) {
   in.last_batch_duration = milliseconds(20);
   EXPECT_EQ(PlanFor(in), Clean(64, CleaningReason::kAge, CleaningOrder::kOldestFirst));
   in.since_foreground = seconds(3);
-  EXPECT_EQ(PlanFor(in), Clean(1024, CleaningReason::kAge, CleaningOrder::kOldestFirst));
+  EXPECT_EQ(PlanFor(in), Clean(4096, CleaningReason::kAge, CleaningOrder::kOldestFirst));
 }
 
 TEST(DirtyTargetPolicyTest, DrainCleansNowAtFullSpeed) {
@@ -148,7 +148,7 @@ TEST(DirtyTargetPolicyTest, DrainCleansNowAtFullSpeed) {
   in.oldest_dirty_age = seconds(29);  // drain is the fastest way to clean old blocks too
   in.last_batch_end = in.now;
   in.last_batch_duration = milliseconds(20);
-  EXPECT_EQ(PlanFor(in), Clean(1024, CleaningReason::kDrain));
+  EXPECT_EQ(PlanFor(in), Clean(4096, CleaningReason::kDrain));
 }
 
 TEST(DirtyTargetPolicyTest, CountsBatchesPerReasonAndWaits) {

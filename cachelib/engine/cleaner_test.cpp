@@ -1,0 +1,176 @@
+// The cleaner's coalescing (WritebackRun): adjacent dirty sectors of a batch's lines reach the
+// core as one write, up to CleaningOptions::max_write_bytes; holes and partly dirty lines break a
+// run; a failed SSD read fails only its line. Core writes are counted by a wrapper on the core.
+#include <gtest/gtest.h>
+
+#include <utility>
+#include <vector>
+
+#include "cachelib/device/device_wrapper.h"
+#include "cachelib/engine/cache.h"
+#include "tests/support/cache_fixture.h"
+
+namespace tiercache {
+namespace {
+
+using testing::CacheHarness;
+using testing::Pattern;
+using Writes = std::vector<std::pair<uint64_t, uint64_t>>;  // (offset, bytes)
+
+constexpr uint64_t kKiB = 1024;
+
+// Records every write (offset, bytes) in submission order.
+class CountingDevice final : public DeviceWrapper {
+ public:
+  explicit CountingDevice(Device& target) : DeviceWrapper(target) {}
+  Writes writes;
+
+ protected:
+  void write_impl(uint64_t offset, std::span<const std::byte> buf, WriteFlags flags,
+                  IoCallback cb) override {
+    writes.emplace_back(offset, buf.size());
+    DeviceWrapper::write_impl(offset, buf, flags, std::move(cb));
+  }
+};
+
+// Fails the `fail_at`-th read (1-based) counted from arm(); the others pass.
+class FailingReadDevice final : public DeviceWrapper {
+ public:
+  explicit FailingReadDevice(Device& target) : DeviceWrapper(target) {}
+  void arm(uint64_t fail_at) { reads_ = 0, fail_at_ = fail_at; }
+
+ protected:
+  void read_impl(uint64_t offset, std::span<std::byte> buf, IoCallback cb) override {
+    if (fail_at_ > 0 && ++reads_ == fail_at_) {
+      return DeviceWrapper::read_impl(offset, buf, [cb = std::move(cb)](Status) {
+        cb(Status::IoError("injected read error"));
+      });
+    }
+    DeviceWrapper::read_impl(offset, buf, std::move(cb));
+  }
+
+ private:
+  uint64_t reads_ = 0, fail_at_ = 0;
+};
+
+class CleanerTest : public ::testing::Test {
+ protected:
+  // A write-back cache of `line_size` lines whose dirty data stays until clean_all.
+  void Make(uint32_t line_size, uint64_t max_write_bytes = 1 << 20) {
+    CacheOptions o;
+    o.shards = 4;
+    o.cleaning = "nop";
+    o.cleaning_options.max_write_bytes = max_write_bytes;
+    o.policies.admission = "always";
+    o.policies.sequential = SequentialOptions{.enabled = false};
+    FormatOptions f;
+    f.mode = CacheMode::kWriteBack;
+    f.line_size = line_size;
+    h = std::make_unique<CacheHarness>(16 << 20, 64 << 20, f, o);
+    ssd = std::make_unique<FailingReadDevice>(h->ssd_mem);
+    core = std::make_unique<CountingDevice>(h->core_mem);
+    h->ssd = ssd.get();
+    h->core = core.get();
+    h->open();
+  }
+  void TearDown() override { h->cache.reset(); }  // before the wrappers go
+  // Writes Pattern(seed) at [off, off + len) and remembers it as the expected core content.
+  void Write(uint64_t off, uint64_t len) {
+    auto data = Pattern(7, off, len);
+    ASSERT_TRUE(testing::SyncWrite(h->loop, *h->cache, off, data).ok());
+    std::copy(data.begin(), data.end(), want.begin() + off);
+  }
+  Status CleanAll() {
+    core->writes.clear();
+    return testing::SyncCleanAll(h->loop, *h->cache);
+  }
+  std::vector<std::byte> Core() {
+    std::vector<std::byte> out(want.size());
+    h->core_mem.read_now(0, out);
+    return out;
+  }
+
+  std::unique_ptr<CacheHarness> h;
+  std::unique_ptr<FailingReadDevice> ssd;
+  std::unique_ptr<CountingDevice> core;
+  std::vector<std::byte> want = std::vector<std::byte>(4 << 20);
+};
+
+TEST_F(CleanerTest, AdjacentDirtyLinesBecomeOneCoreWrite) {
+  Make(4096);
+  for (uint64_t line = 0; line < 64; ++line) Write(line * 4 * kKiB, 4 * kKiB);
+  ASSERT_EQ(h->cache->counters().lines_dirty, 64u);
+  ASSERT_TRUE(CleanAll().ok());
+  EXPECT_EQ(core->writes, (Writes{{0, 256 * kKiB}}));
+  EXPECT_EQ(h->cache->counters().cleaner_writes, 1u);
+  EXPECT_EQ(h->cache->counters().lines_dirty, 0u);
+  EXPECT_EQ(Core(), want);
+}
+
+// 1024 lines over 4 shards: each shard's window crosses several words of its dirty bitmap, and
+// the batch still comes out in LBA order, every line once (Shard::collect_dirty once skipped
+// words and took them later: holes, and lines copied twice).
+TEST_F(CleanerTest, AWholeBatchComesOutInLbaOrder) {
+  Make(4096);
+  Write(0, 4 << 20);
+  ASSERT_TRUE(CleanAll().ok());
+  EXPECT_EQ(core->writes, (Writes{{0, 1 << 20}, {1 << 20, 1 << 20}, {2 << 20, 1 << 20},
+                                  {3 << 20, 1 << 20}}));
+  EXPECT_EQ(h->cache->counters().cleaned_lines, 1024u);
+  EXPECT_EQ(Core(), want);
+}
+
+TEST_F(CleanerTest, RunsEndAtTheBound) {
+  Make(4096, 64 * kKiB);
+  Write(0, 256 * kKiB);
+  ASSERT_TRUE(CleanAll().ok());
+  EXPECT_EQ(core->writes, (Writes{{0, 64 * kKiB}, {64 * kKiB, 64 * kKiB},
+                                  {128 * kKiB, 64 * kKiB}, {192 * kKiB, 64 * kKiB}}));
+  EXPECT_EQ(Core(), want);
+}
+
+TEST_F(CleanerTest, AHoleSplitsTheRun) {
+  Make(4096);
+  Write(0, 128 * kKiB);              // lines 0..31
+  Write(132 * kKiB, 128 * kKiB);     // lines 33..64; line 32 stays clean
+  ASSERT_TRUE(CleanAll().ok());
+  EXPECT_EQ(core->writes, (Writes{{0, 128 * kKiB}, {132 * kKiB, 128 * kKiB}}));
+  EXPECT_EQ(Core(), want);
+}
+
+// 16 KiB lines of four sectors: line 2 has only sectors 1 and 2 dirty, so neither its start nor
+// its end touches its neighbours' dirty sectors.
+TEST_F(CleanerTest, PartlyDirtyLineBreaksTheRun) {
+  Make(16 * kKiB);
+  Write(0, 32 * kKiB);              // lines 0 and 1
+  Write(36 * kKiB, 8 * kKiB);       // line 2, sectors 1..2
+  Write(48 * kKiB, 16 * kKiB);      // line 3
+  Write(68 * kKiB, 12 * kKiB);      // line 4, sectors 1..3: ends where line 5 starts
+  Write(80 * kKiB, 4 * kKiB);       // line 5, sector 0
+  ASSERT_TRUE(CleanAll().ok());
+  EXPECT_EQ(core->writes, (Writes{{0, 32 * kKiB}, {36 * kKiB, 8 * kKiB}, {48 * kKiB, 16 * kKiB},
+                                  {68 * kKiB, 16 * kKiB}}));
+  EXPECT_EQ(Core(), want);
+}
+
+// The 10th SSD read of the run (line 9) fails: the lines before and after it still reach the core
+// (two writes), only line 9 stays dirty, and its core copy is untouched.
+TEST_F(CleanerTest, FailedSsdReadFailsOnlyItsLine) {
+  Make(4096);
+  Write(0, 256 * kKiB);
+  ssd->arm(10);
+  EXPECT_FALSE(CleanAll().ok());
+  EXPECT_EQ(core->writes, (Writes{{0, 36 * kKiB}, {40 * kKiB, 216 * kKiB}}));
+  EXPECT_EQ(h->cache->counters().lines_dirty, 1u);
+  std::fill(want.begin() + 36 * kKiB, want.begin() + 40 * kKiB, std::byte{0});
+  EXPECT_EQ(Core(), want);
+  ssd->arm(0);
+  ASSERT_TRUE(CleanAll().ok());  // the line is read again from the SSD
+  EXPECT_EQ(core->writes, (Writes{{36 * kKiB, 4 * kKiB}}));
+  auto line9 = Pattern(7, 36 * kKiB, 4 * kKiB);
+  std::copy(line9.begin(), line9.end(), want.begin() + 36 * kKiB);
+  EXPECT_EQ(Core(), want);
+}
+
+}  // namespace
+}  // namespace tiercache
