@@ -23,6 +23,8 @@ packages=(
   qemu-system-x86 busybox-static nbd-client cpio xz-utils kmod socat
   # the GPT with 512-byte sectors the guest writes on /dev/nbd0
   fdisk
+  # instruction counts per request of bench/micro/hit_path_benchmark (callgrind; docs/performance.md)
+  valgrind
   # install and boot (cmake/install.cmake, systemd/): man pages built with pandoc and rendered by
   # man/groff in tests/e2e/test-install.sh; sd_notify from libsystemd; systemd-analyze verify on
   # the units; dpkg-shlibdeps for the CPack .deb's dependencies

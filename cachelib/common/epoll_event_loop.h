@@ -60,6 +60,7 @@ class EpollEventLoop final : public EventLoop {
 
   std::mutex mu_;
   std::vector<Task> posted_;
+  std::vector<Task> running_;  // loop-thread only: the batch run_posted() runs
   std::map<std::pair<int64_t, uint64_t>, Task> timers_;
   std::unordered_map<TimerId, std::pair<int64_t, uint64_t>> timer_keys_;
   uint64_t next_timer_id_ = 1;

@@ -1,10 +1,20 @@
 #include "cachelib/common/sim_event_loop.h"
 
+#include <algorithm>
+
 namespace tiercache {
 
 void SimEventLoop::post(Task task) {
   std::lock_guard lock(mu_);
-  ready_.push_back(std::move(task));
+  if (ready_count_ == ready_.size()) {
+    std::vector<Task> bigger(std::max<size_t>(16, ready_.size() * 2));
+    for (size_t i = 0; i < ready_count_; ++i) {
+      bigger[i] = std::move(ready_[(ready_head_ + i) & (ready_.size() - 1)]);
+    }
+    ready_.swap(bigger);
+    ready_head_ = 0;
+  }
+  ready_[(ready_head_ + ready_count_++) & (ready_.size() - 1)] = std::move(task);
 }
 
 EventLoop::TimerId SimEventLoop::schedule_at(Nanos when, Task task) {
@@ -34,9 +44,11 @@ Status SimEventLoop::modify_fd(int, uint32_t) {
 
 bool SimEventLoop::pop_ready(Task* out) {
   std::lock_guard lock(mu_);
-  if (ready_.empty()) return false;
-  *out = std::move(ready_.front());
-  ready_.pop_front();
+  if (ready_count_ == 0) return false;
+  *out = std::move(ready_[ready_head_]);
+  ready_[ready_head_] = nullptr;
+  ready_head_ = (ready_head_ + 1) & (ready_.size() - 1);
+  --ready_count_;
   return true;
 }
 
@@ -86,7 +98,7 @@ void SimEventLoop::run_for(Nanos d) {
 
 size_t SimEventLoop::pending() const {
   std::lock_guard lock(mu_);
-  return ready_.size() + timers_.size();
+  return ready_count_ + timers_.size();
 }
 
 }  // namespace tiercache

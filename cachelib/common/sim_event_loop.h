@@ -6,8 +6,8 @@
 
 #include <map>
 #include <mutex>
-#include <deque>
 #include <utility>
+#include <vector>
 
 #include "cachelib/common/event_loop.h"
 
@@ -43,7 +43,10 @@ class SimEventLoop final : public EventLoop {
 
   ManualClock clock_;
   mutable std::mutex mu_;
-  std::deque<Task> ready_;
+  // Ready tasks, a ring that keeps its capacity (a std::deque allocates a block every 16 posts):
+  // ready_count_ tasks from ready_head_; the size is 0 or a power of 2.
+  std::vector<Task> ready_;
+  size_t ready_head_ = 0, ready_count_ = 0;
   // (when, sequence) -> task; the sequence keeps equal-time timers in scheduling order.
   std::map<std::pair<int64_t, uint64_t>, Task> timers_;
   std::map<TimerId, std::pair<int64_t, uint64_t>> timer_keys_;

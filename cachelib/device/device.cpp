@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cachelib/common/event_loop.h"
+#include "cachelib/common/pooled_once.h"
 
 namespace tiercache {
 
@@ -17,7 +18,9 @@ Device::Device(std::string name, uint64_t size, uint32_t block_size, uint64_t ma
 void Device::complete_later(IoCallback cb, Status status) {
   EventLoop* loop = EventLoop::current();
   assert(loop != nullptr && "device I/O must be submitted from an event loop");
-  loop->post([cb = std::move(cb), status = std::move(status)]() mutable { cb(std::move(status)); });
+  // Pooled: a closure this size would cost std::function a heap allocation per request.
+  loop->post(PooledOnce(
+      [cb = std::move(cb), status = std::move(status)]() mutable { cb(std::move(status)); }));
 }
 
 Status Device::check_range(uint64_t offset, uint64_t length, bool is_write) const {
@@ -38,10 +41,11 @@ Status Device::check_range(uint64_t offset, uint64_t length, bool is_write) cons
 }
 
 IoCallback Device::counting(IoCallback cb) {
-  return [this, cb = std::move(cb)](Status s) {
+  // Pooled: every implementation calls its callback exactly once.
+  return PooledOnce([this, cb = std::move(cb)](Status s) {
     if (!s.ok()) stats_.errors.fetch_add(1, std::memory_order_relaxed);
     cb(std::move(s));
-  };
+  });
 }
 
 void Device::read(uint64_t offset, std::span<std::byte> buf, IoCallback cb) {

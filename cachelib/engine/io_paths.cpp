@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <new>
+
+#include "cachelib/common/slot_pool.h"
 
 #include "cachelib/engine/partial_sectors.h"
 #include "cachelib/engine/ssd_errors.h"
@@ -19,7 +22,7 @@ void LockLineThen(Engine& engine, EventLoop* loop, uint64_t core_line, bool excl
   if (now) then();
 }
 
-void LockThen(Request& req, const Segment& seg, bool exclusive, EventLoop::Task then) {
+void LockThenTask(Request& req, const Segment& seg, bool exclusive, EventLoop::Task then) {
   if (req.partial && exclusive) {
     then = [&req, seg, then = std::move(then)]() mutable {
       FillPartialSectorsThen(req, seg, std::move(then));
@@ -28,7 +31,7 @@ void LockThen(Request& req, const Segment& seg, bool exclusive, EventLoop::Task 
   LockLineThen(req.engine, req.loop, seg.core_line, exclusive, std::move(then));
 }
 
-void UntrustThen(Request& req, const Segment& seg, bool ssd_only, EventLoop::Task then) {
+void UntrustThenTask(Request& req, const Segment& seg, bool ssd_only, EventLoop::Task then) {
   Engine& e = req.engine;
   Shard& shard = e.shard_for(seg.core_line);
   uint64_t need = 0;
@@ -64,36 +67,27 @@ void UnlockLine(Engine& engine, uint64_t core_line, bool exclusive) {
   shard.locks().unlock(core_line, exclusive);
 }
 
-void ForEachRun(const SectorBits& set, uint32_t first, uint32_t n,
-                const std::function<void(uint32_t, uint32_t, bool)>& fn) {
-  uint32_t run_start = first;
-  for (uint32_t s = first + 1; s <= first + n; ++s) {
-    if (s == first + n || set.test(s) != set.test(run_start)) {
-      fn(run_start, s - run_start, set.test(run_start));
-      run_start = s;
-    }
-  }
-}
-
-std::shared_ptr<IoJoin> IoJoin::Make(IoCallback done) {
-  auto join = std::make_shared<IoJoin>();
+IoJoin* IoJoin::MakeWith(IoCallback done) {
+  auto* join = new (SlotPool::Allocate(sizeof(IoJoin))) IoJoin;
   join->done_ = std::move(done);
   return join;
 }
 
 IoCallback IoJoin::add() {
   ++pending_;
-  return [self = shared_from_this()](Status s) { self->arrive(std::move(s)); };
+  return [this](Status s) { arrive(std::move(s)); };
 }
 
 void IoJoin::seal() { arrive(Status::Ok()); }
 
 void IoJoin::arrive(Status s) {
   if (!s.ok() && first_.ok()) first_ = std::move(s);
-  if (--pending_ == 0) {
-    IoCallback done = std::move(done_);
-    done(std::move(first_));
-  }
+  if (--pending_ > 0) return;
+  IoCallback done = std::move(done_);
+  Status first = std::move(first_);
+  this->~IoJoin();
+  SlotPool::Release(this, sizeof(IoJoin));
+  done(std::move(first));
 }
 
 void SsdWriteSectors(Engine& e, uint32_t line_id, uint32_t first, uint32_t count,
@@ -155,6 +149,20 @@ const std::byte* ZeroLine() {
   return zeros;
 }
 
+// The two writes of WriteCoreAndSsd, joined in a pool slot until both completed; their callbacks
+// hold only its address (inline in std::function).
+struct CoreAndSsdWrite {
+  Request& req;
+  Segment seg;
+  bool on_ssd;
+  uint32_t line_id;
+  uint32_t pending;
+  bool dirty_data = false;
+  Status core, ssd;
+
+  void arrive();
+};
+
 void FinishCoreAndSsdWrite(Request& req, const Segment& seg, bool on_ssd, uint32_t line_id,
                            Status core_status, const Status& ssd_status) {
   Engine& e = req.engine;
@@ -180,25 +188,30 @@ void FinishCoreAndSsdWrite(Request& req, const Segment& seg, bool on_ssd, uint32
   req.segment_done(std::move(core_status));
 }
 
+void CoreAndSsdWrite::arrive() {
+  if (--pending > 0) return;
+  Request& r = req;
+  const Segment s = seg;
+  const bool both = on_ssd;
+  const uint32_t id = line_id;
+  Status core_status = std::move(core), ssd_status = std::move(ssd);
+  this->~CoreAndSsdWrite();
+  SlotPool::Release(this, sizeof(CoreAndSsdWrite));
+  FinishCoreAndSsdWrite(r, s, both, id, std::move(core_status), ssd_status);
+}
+
 }  // namespace
 
 void WriteCoreAndSsd(Request& req, const Segment& seg, bool on_ssd, uint32_t line_id,
                      const std::byte* src) {
   Engine& e = req.engine;
-  // One allocation joins both writes; completions never run inline, so both are issued first.
-  struct Both {
-    uint32_t pending;
-    Status core, ssd;
-  };
-  auto both = std::make_shared<Both>(Both{.pending = on_ssd ? 2u : 1u});
-  auto arrive = [&req, seg, on_ssd, line_id](const std::shared_ptr<Both>& b) {
-    if (--b->pending == 0) {
-      FinishCoreAndSsdWrite(req, seg, on_ssd, line_id, std::move(b->core), b->ssd);
-    }
-  };
-  auto core_done = [both, arrive](Status s) {
+  // One pool slot joins both writes; completions never run inline, so both are issued first.
+  auto* both = new (SlotPool::Allocate(sizeof(CoreAndSsdWrite))) CoreAndSsdWrite{
+      .req = req, .seg = seg, .on_ssd = on_ssd, .line_id = line_id, .pending = on_ssd ? 2u : 1u,
+      .dirty_data = false, .core = {}, .ssd = {}};
+  auto core_done = [both](Status s) {
     both->core = std::move(s);
-    arrive(both);
+    both->arrive();
   };
   EngineCounters::add(e.counters.bytes_written_core, seg.bytes());
   if (src != nullptr) {
@@ -208,18 +221,18 @@ void WriteCoreAndSsd(Request& req, const Segment& seg, bool on_ssd, uint32_t lin
     e.core.write_zeroes(seg.core_offset(e.line_size), seg.bytes(), {}, core_done);
   }
   if (!on_ssd) return;
-  bool dirty_data;  // (the exclusive line lock keeps the dirty bits as they are until we finish)
   {
+    // (the exclusive line lock keeps the dirty bits as they are until we finish)
     Shard& shard = e.shard_for(seg.core_line);
     std::lock_guard lock(shard.mu);
-    dirty_data = (shard.dirty(line_id) & seg.mask()).any();
+    both->dirty_data = (shard.dirty(line_id) & seg.mask()).any();
   }
   SsdWriteSectors(e, line_id, seg.first_sector, seg.sectors, src != nullptr ? src : ZeroLine(),
-                  [&e, both, arrive, dirty_data](Status s) {
+                  [&e, both](Status s) {
                     if (!s.ok()) NoteSsdError(e, SsdErrorKind::kWrite);
-                    if (s.ok() && dirty_data) e.note_dirty_data_written();
+                    if (s.ok() && both->dirty_data) e.note_dirty_data_written();
                     both->ssd = std::move(s);
-                    arrive(both);
+                    both->arrive();
                   });
 }
 

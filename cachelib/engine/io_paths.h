@@ -5,10 +5,10 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
-#include <memory>
 #include <optional>
+#include <utility>
 
+#include "cachelib/common/pooled_once.h"
 #include "cachelib/engine/request.h"
 
 namespace tiercache {
@@ -26,31 +26,49 @@ void WriteZeroesSegment(Request& req, const Segment& seg);
 // (the line's, or a limbo line's for the same core line), `then` waits for a persist that stops
 // it (docs/io-paths.md "Warm after a crash"); otherwise it runs inline. `ssd_only` (write-back):
 // a write of a whole trusted line moves the block to a fresh line instead of waiting.
-void UntrustThen(Request& req, const Segment& seg, bool ssd_only, EventLoop::Task then);
+template <class Fn>
+void UntrustThen(Request& req, const Segment& seg, bool ssd_only, Fn&& then);
 
 // Runs `then` on `loop` once `core_line` is locked (inline if free now).
 void LockLineThen(Engine& engine, EventLoop* loop, uint64_t core_line, bool exclusive,
                   EventLoop::Task then);
 // Runs `then` once the segment's core line is locked, and for a write not aligned to 4096 bytes
 // once its partial sectors are filled too (partial_sectors.h).
-void LockThen(Request& req, const Segment& seg, bool exclusive, EventLoop::Task then);
+template <class Fn>
+void LockThen(Request& req, const Segment& seg, bool exclusive, Fn&& then);
 void UnlockLine(Engine& engine, uint64_t core_line, bool exclusive);
 
 // Calls fn(first_sector, count, in_set) for each maximal run of sectors in [first, first+n) that
 // are all in `set` or all not in it.
-void ForEachRun(const SectorBits& set, uint32_t first, uint32_t n,
-                const std::function<void(uint32_t, uint32_t, bool)>& fn);
+// (A template, not a std::function: a closure capturing several references would be allocated.)
+template <class Fn>
+void ForEachRun(const SectorBits& set, uint32_t first, uint32_t n, Fn&& fn) {
+  uint32_t run_start = first;
+  for (uint32_t s = first + 1; s <= first + n; ++s) {
+    if (s == first + n || set.test(s) != set.test(run_start)) {
+      fn(run_start, s - run_start, set.test(run_start));
+      run_start = s;
+    }
+  }
+}
 
-// Joins several device I/Os: done(first error) runs after the last one completes.
-class IoJoin : public std::enable_shared_from_this<IoJoin> {
+// Joins several device I/Os: done(first error) runs after the last one completes. The join and
+// `done` live in slots of the loop's SlotPool until then, and add()'s callbacks hold only the
+// join's address (inline in std::function): a join costs no heap allocation.
+class IoJoin {
  public:
-  static std::shared_ptr<IoJoin> Make(IoCallback done);
-  // One callback per I/O; call them all before any can complete (i.e. before returning to the loop).
+  template <class Fn>
+  static IoJoin* Make(Fn&& done) {
+    return MakeWith(PooledOnce(std::forward<Fn>(done)));
+  }
+  // One callback per I/O, each called exactly once; call add() for all before any can complete
+  // (i.e. before returning to the loop).
   IoCallback add();
-  // Completes immediately (later) if add() was never called.
+  // Completes at once if add() was never called. The join frees itself once done ran.
   void seal();
 
  private:
+  static IoJoin* MakeWith(IoCallback done);
   uint32_t pending_ = 1;  // the seal() reference
   Status first_;
   IoCallback done_;
@@ -89,5 +107,24 @@ std::optional<uint32_t> DirtyLineToUpdateOrDropClean(Engine& e, const Segment& s
 // (DropSsdCopyAfterCoreWrite).
 void WriteCoreAndSsd(Request& req, const Segment& seg, bool on_ssd, uint32_t line_id,
                      const std::byte* src);
+
+// The continuations of LockThen and UntrustThen wait in pool slots: a closure over the request and
+// its segment (32 bytes) would cost std::function a heap allocation.
+void LockThenTask(Request& req, const Segment& seg, bool exclusive, EventLoop::Task then);
+void UntrustThenTask(Request& req, const Segment& seg, bool ssd_only, EventLoop::Task then);
+
+template <class Fn>
+void LockThen(Request& req, const Segment& seg, bool exclusive, Fn&& then) {
+  // FillPartialSectorsThen drops `then` when its reads fail: a pooled one would keep its slot.
+  if (req.partial && exclusive) {
+    return LockThenTask(req, seg, exclusive, EventLoop::Task(std::forward<Fn>(then)));
+  }
+  LockThenTask(req, seg, exclusive, PooledOnce(std::forward<Fn>(then)));
+}
+
+template <class Fn>
+void UntrustThen(Request& req, const Segment& seg, bool ssd_only, Fn&& then) {
+  UntrustThenTask(req, seg, ssd_only, PooledOnce(std::forward<Fn>(then)));
+}
 
 }  // namespace tiercache

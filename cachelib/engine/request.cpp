@@ -1,9 +1,11 @@
 #include "cachelib/engine/request.h"
 
+#include "cachelib/common/slot_pool.h"
 #include "cachelib/engine/partial_sectors.h"
 
 #include <algorithm>
 #include <cassert>
+#include <new>
 
 namespace tiercache {
 
@@ -74,15 +76,18 @@ Request* NewRequest(Engine& engine, RequestKind kind, uint64_t offset, uint64_t 
   assert(EventLoop::current() != nullptr);
   engine.inflight.fetch_add(1, std::memory_order_relaxed);
   engine.foreground_ops.fetch_add(1, std::memory_order_relaxed);
-  Request* r = new Request{.engine = engine,
-                           .loop = EventLoop::current(),
-                           .kind = kind,
-                           .mode = engine.mode.load(std::memory_order_acquire),
-                           .offset = offset,
-                           .length = length,
-                           .flags = {},
-                           .done = std::move(done),
-                           .status = Status::Ok()};
+  // From the loop's pool: no heap allocation per request once warm.
+  static_assert(sizeof(Request) <= SlotPool::kMaxBytes);
+  Request* r = new (SlotPool::Allocate(sizeof(Request)))
+      Request{.engine = engine,
+              .loop = EventLoop::current(),
+              .kind = kind,
+              .mode = engine.mode.load(std::memory_order_acquire),
+              .offset = offset,
+              .length = length,
+              .flags = {},
+              .done = std::move(done),
+              .status = Status::Ok()};
   if (kind == RequestKind::kRead || kind == RequestKind::kWrite) r->started = r->loop->clock().now();
   return r;
 }
@@ -144,7 +149,8 @@ void Request::finish() {
     if (latency != nullptr) latency->record(loop->clock().now() - started);
     IoCallback cb = std::move(done);
     Engine& e = engine;
-    delete this;
+    this->~Request();
+    SlotPool::Release(this, sizeof(Request));
     cb(std::move(s));
     e.inflight.fetch_sub(1, std::memory_order_release);
   };

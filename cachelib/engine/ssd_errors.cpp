@@ -1,6 +1,7 @@
 #include "cachelib/engine/ssd_errors.h"
 
 #include "cachelib/common/logger.h"
+#include "cachelib/common/pooled_once.h"
 #include "cachelib/engine/io_paths.h"
 
 namespace tiercache {
@@ -35,10 +36,10 @@ void NoteSsdError(Engine& e, SsdErrorKind kind) {
 }
 
 IoCallback NotingSsdErrors(Engine& e, SsdErrorKind kind, IoCallback cb) {
-  return [&e, kind, cb = std::move(cb)](Status s) mutable {
+  return PooledOnce([&e, kind, cb = std::move(cb)](Status s) mutable {
     if (!s.ok()) NoteSsdError(e, kind);
     cb(std::move(s));
-  };
+  });
 }
 
 void RecoverSsdRead(Engine& e, uint64_t core_line, uint32_t line_id, uint32_t first, uint32_t n,
@@ -63,11 +64,12 @@ void RecoverSsdRead(Engine& e, uint64_t core_line, uint32_t line_id, uint32_t fi
 
 void SsdReadOrRecover(Engine& e, uint64_t core_line, uint32_t line_id, uint32_t first, uint32_t n,
                       std::byte* dst, IoCallback cb) {
-  SsdReadSectors(e, line_id, first, n, dst,
-                 [&e, core_line, line_id, first, n, dst, cb = std::move(cb)](Status s) mutable {
-                   if (s.ok()) return cb(std::move(s));
-                   RecoverSsdRead(e, core_line, line_id, first, n, dst, std::move(s), std::move(cb));
-                 });
+  // Pooled: on the read-hit path, too big for std::function's inline buffer.
+  auto read = [&e, core_line, line_id, first, n, dst, cb = std::move(cb)](Status s) mutable {
+    if (s.ok()) return cb(std::move(s));
+    RecoverSsdRead(e, core_line, line_id, first, n, dst, std::move(s), std::move(cb));
+  };
+  SsdReadSectors(e, line_id, first, n, dst, PooledOnce(std::move(read)));
 }
 
 void DropSsdCopyAfterCoreWrite(Engine& e, const Segment& seg, uint32_t line_id, IoCallback done) {

@@ -59,7 +59,8 @@ void WbLocked(Request& req, const Segment& seg) {
                  });
     return;
   }
-  SsdWriteSectors(e, line_id, seg.first_sector, seg.sectors, src, [&req, seg, line_id](Status s) {
+  // Pooled: a closure over the request, segment and line is too big for std::function's buffer.
+  auto written = PooledOnce([&req, seg, line_id](Status s) {
     Engine& e = req.engine;
     if (!s.ok()) return WbSsdWriteFailed(req, seg, line_id);
     e.note_dirty_data_written();
@@ -73,6 +74,7 @@ void WbLocked(Request& req, const Segment& seg) {
     UnlockLine(e, seg.core_line, true);
     req.segment_done(Status::Ok());
   });
+  SsdWriteSectors(e, line_id, seg.first_sector, seg.sectors, src, std::move(written));
 }
 
 }  // namespace
