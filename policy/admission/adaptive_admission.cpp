@@ -85,7 +85,7 @@ void AdaptiveAdmission::observe(uint64_t block, bool hit) {
   const ReturnTracker::Expired expired = returns_.expire(now_, sweep_steps_);
   evictions_.events += expired.evictions;
   for (int level = 0; level < kLevels; ++level) {
-    levels_[level].resolve(expired.miss_levels[level], 0);
+    levels_[level].resolve(expired.miss_levels[level], 0);  // filled misses: already counted
   }
   const auto ret = returns_.on_access(block, now_, hit);
   if (!ret) return;
@@ -94,7 +94,12 @@ void AdaptiveAdmission::observe(uint64_t block, bool hit) {
     ++evictions_.returns;
     return;
   }
-  levels_[ret->level].resolve(1, 1);
+  Ratio& ratio = levels_[ret->level & ~kFilled];
+  if (ret->level & kFilled) {
+    ratio.returns = std::min(ratio.returns + 1, ratio.events);  // its miss may predate a halving
+  } else {
+    ratio.resolve(1, 1);
+  }
   if (!hit) ++ghost_hits_;  // a refused block came back
 }
 
@@ -115,8 +120,12 @@ bool AdaptiveAdmission::admit(const AdmissionQuery& query) {
     admitted = true;
   }
   admitted ? ++admitted_ : ++refused_;
-  if (returns_.record_miss(query.block, now_, static_cast<uint8_t>(level), admitted)) {
-    ++levels_[level].pending;
+  // A miss that filled a free slot was no decision: it counts at once as not back (until it is),
+  // so a scan that follows the fill meets the evidence of the fill's one-time reads.
+  const bool filled = query.used < query.capacity;
+  const uint8_t code = static_cast<uint8_t>(level | (filled ? kFilled : 0));
+  if (returns_.record_miss(query.block, now_, code, admitted)) {
+    filled ? ++levels_[level].events : ++levels_[level].pending;
   }
   return admitted;
 }

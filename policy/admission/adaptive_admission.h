@@ -51,6 +51,8 @@ class AdaptiveAdmission final : public AdmissionPolicy {
 
   // Frequency levels (misses counted by the FrequencyTable): 0-1, 2, 3-4, 5-8, 9+.
   static constexpr int kLevels = 5;
+  // Tracker level code of a miss that filled a free slot (counted when it happened).
+  static constexpr uint8_t kFilled = 8;
   static int Level(uint32_t misses);
   static uint32_t AutoSampleShift(uint32_t capacity);
 

@@ -129,12 +129,12 @@ TEST(AdaptiveAdmissionTest, PendingMissesWeighLessThanEndedOnes) {
   AdaptiveAdmission::Params p = Exact();
   p.pending_weight = 0.25;
   AdaptiveAdmission policy(kCapacity, p);
-  Fill(policy);  // 32 level-0 misses, all pending: (0 + 2) / (0.25 * 32 + 4)
-  EXPECT_DOUBLE_EQ(policy.return_ratio(0), 2.0 / 12);
-  EXPECT_FALSE(Admit(policy, 1000));  // 2 / 12 < bar 0.25; then one more pending
-  EXPECT_DOUBLE_EQ(policy.return_ratio(0), 2.0 / 12.25);
-  // 600 accesses later every one of the 33 misses ended without a return (the sweep covers the
-  // tracker once per window of 256 accesses).
+  Fill(policy);  // misses that fill free slots count at once as not back: (0 + 2) / (32 + 4)
+  EXPECT_DOUBLE_EQ(policy.return_ratio(0), 2.0 / 36);
+  EXPECT_FALSE(Admit(policy, 1000));  // refused, then pending at 0.25
+  EXPECT_DOUBLE_EQ(policy.return_ratio(0), 2.0 / 36.25);
+  // 600 accesses later 1000's miss ended without a return (the sweep covers the tracker once per
+  // window of 256 accesses); the fill's misses, already counted, end without changing anything.
   for (uint32_t i = 0; i < 600; ++i) policy.on_hit(2000, false);
   EXPECT_DOUBLE_EQ(policy.return_ratio(0), 2.0 / 37);
   EXPECT_TRUE(Admit(policy, 1000));  // its second miss: level 1, no evidence yet (prior 0.5)
@@ -151,7 +151,7 @@ TEST(AdaptiveAdmissionTest, AMovedHotSetGetsInBeforeItsMissesEnd) {
     AdaptiveAdmission policy(kCapacity, p);
     Fill(policy);
     for (uint32_t i = 0; i < 600; ++i) policy.on_hit(2000, false);  // the fill's misses end
-    // Level 0: 32 ended, none back: (0 + 2) / (32 + 4), under the bar 0.25.
+    // Level 0: the fill's 32, none back: (0 + 2) / (32 + 4), under the bar 0.25.
     for (uint64_t block = 700; block < 724; ++block) EXPECT_FALSE(Admit(policy, block));
     // The j-th to come back is a level-1 miss with j pending before it: 2 / (weight * j + 4)
     // clears 0.25 for j <= 4 at weight 1, for all 12 at 0.25.
