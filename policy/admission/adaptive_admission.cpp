@@ -29,8 +29,14 @@ uint32_t AdaptiveAdmission::AutoSampleShift(uint32_t capacity) {
   return log2 > kSamplesLog2 ? log2 - kSamplesLog2 : 0;
 }
 
-double AdaptiveAdmission::Ratio::value(double prior) const {
-  return (returns + prior * kPriorWeight) / (events + kPriorWeight);
+double AdaptiveAdmission::Ratio::value(double prior, double pending_weight) const {
+  return (returns + prior * kPriorWeight) / (events + pending_weight * pending + kPriorWeight);
+}
+
+void AdaptiveAdmission::Ratio::resolve(uint32_t ended, uint32_t returned) {
+  events += ended;
+  returns += returned;
+  pending -= std::min(pending, ended);  // every ended miss was recorded pending; never wraps
 }
 
 void AdaptiveAdmission::Ratio::halve() {
@@ -40,21 +46,22 @@ void AdaptiveAdmission::Ratio::halve() {
 
 AdaptiveAdmission::AdaptiveAdmission(uint32_t capacity, const Params& params)
     : params_(params),
-      misses_(capacity / 2, Scaled(params.frequency_halving, capacity)),
-      returns_(capacity, static_cast<uint32_t>(Scaled(params.window, capacity)),
-               params.sample_shift >= 0 ? params.sample_shift : AutoSampleShift(capacity)),
-      miss_period_(Scaled(params.miss_halving, capacity)),
-      eviction_period_(Scaled(params.eviction_halving, capacity)) {
-  const uint64_t window = Scaled(params.window, capacity);
+      misses_(capacity / 2, Scaled(params_.frequency_halving, capacity)),
+      returns_(capacity, static_cast<uint32_t>(Scaled(params_.window, capacity)),
+               params_.sample_shift >= 0 ? params_.sample_shift : AutoSampleShift(capacity)),
+      miss_period_(Scaled(params_.miss_halving, capacity)),
+      eviction_period_(Scaled(params_.eviction_halving, capacity)) {
+  const uint64_t window = Scaled(params_.window, capacity);
   sweep_steps_ = static_cast<uint32_t>((returns_.entries() + window - 1) / window);
 }
 
 double AdaptiveAdmission::bar() const {
-  return std::max(params_.min_return, evictions_.value(params_.eviction_prior));
+  return std::max(params_.min_return,
+                  evictions_.value(params_.eviction_prior, 0) + params_.margin);
 }
 
 double AdaptiveAdmission::return_ratio(int level) const {
-  return levels_[level].value(kLevelPrior);
+  return levels_[level].value(kLevelPrior, params_.pending_weight);
 }
 
 bool AdaptiveAdmission::level_admitted(int level) const { return return_ratio(level) >= bar(); }
@@ -75,7 +82,11 @@ void AdaptiveAdmission::observe(uint64_t block, bool hit) {
     for (Ratio& r : levels_) r.halve();
   }
   if (now_ % eviction_period_ == 0) evictions_.halve();
-  evictions_.events += returns_.expire(now_, sweep_steps_).evictions;
+  const ReturnTracker::Expired expired = returns_.expire(now_, sweep_steps_);
+  evictions_.events += expired.evictions;
+  for (int level = 0; level < kLevels; ++level) {
+    levels_[level].resolve(expired.miss_levels[level], 0);  // filled misses: already counted
+  }
   const auto ret = returns_.on_access(block, now_, hit);
   if (!ret) return;
   if (ret->kind == ReturnTracker::Kind::kEviction) {
@@ -83,8 +94,12 @@ void AdaptiveAdmission::observe(uint64_t block, bool hit) {
     ++evictions_.returns;
     return;
   }
-  Ratio& ratio = levels_[ret->level];
-  ratio.returns = std::min(ratio.returns + 1, ratio.events);  // its miss may predate a halving
+  Ratio& ratio = levels_[ret->level & ~kFilled];
+  if (ret->level & kFilled) {
+    ratio.returns = std::min(ratio.returns + 1, ratio.events);  // its miss may predate a halving
+  } else {
+    ratio.resolve(1, 1);
+  }
   if (!hit) ++ghost_hits_;  // a refused block came back
 }
 
@@ -105,8 +120,12 @@ bool AdaptiveAdmission::admit(const AdmissionQuery& query) {
     admitted = true;
   }
   admitted ? ++admitted_ : ++refused_;
-  if (returns_.record_miss(query.block, now_, static_cast<uint8_t>(level), admitted)) {
-    ++levels_[level].events;
+  // A miss that filled a free slot was no decision: it counts at once as not back (until it is),
+  // so a scan that follows the fill meets the evidence of the fill's one-time reads.
+  const bool filled = query.used < query.capacity;
+  const uint8_t code = static_cast<uint8_t>(level | (filled ? kFilled : 0));
+  if (returns_.record_miss(query.block, now_, code, admitted)) {
+    filled ? ++levels_[level].events : ++levels_[level].pending;
   }
   return admitted;
 }

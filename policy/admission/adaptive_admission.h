@@ -1,10 +1,12 @@
 // AdaptiveAdmission: the default admission policy. While the shard has free slots every miss is
 // admitted; once full, a miss is admitted when misses at its frequency level have lately come back
 // soon (within about one cache turnover, so they would have been hits) at least as often as a bar:
-// min_return, raised to the share of evicted blocks that come back (each admission evicts one).
+// min_return, raised to the share of evicted blocks that come back plus a margin (each admission
+// evicts one; on a tie the cached block stays).
 // Levels come from a FrequencyTable of misses; returns are measured on a hash-chosen sample of
-// blocks (ReturnTracker). Owns its tables (<= 1 byte per slot + 8-16 KiB); not thread-safe (one per
-// shard, under the shard lock).
+// blocks (ReturnTracker): a level's ratio counts misses that ended (came back, or not within the
+// window) and weighs those still pending by pending_weight. Owns its tables (<= 1 byte per slot
+// + 8-16 KiB); not thread-safe (one per shard, under the shard lock).
 #pragma once
 
 #include <array>
@@ -24,6 +26,14 @@ class AdaptiveAdmission final : public AdmissionPolicy {
     double window = 1.0;
     // Lowest share of returning misses that earns a level its slots. Default 0.2.
     double min_return = 0.2;
+    // A level is admitted when its return ratio beats the eviction return ratio by this much
+    // (absolute); a tie keeps what is cached, which saves writes and keeps a hot set larger than
+    // the cache from churning. Default 0.05.
+    double margin = 0.05;
+    // A miss still within its window counts as this many non-returns in its level's ratio
+    // (ended misses count 1): 1 reacts at once to a scan but reads a moved hot set, whose misses
+    // have not come back yet, as one-time reads; 0 waits a window for the evidence. Default 0.25.
+    double pending_weight = 0.25;
     // Assumed share of evicted blocks that come back, before evictions were measured. Default 0.25.
     double eviction_prior = 0.25;
     // One refused miss in this many is admitted anyway, so evictions keep being measured; 0 = none.
@@ -41,6 +51,8 @@ class AdaptiveAdmission final : public AdmissionPolicy {
 
   // Frequency levels (misses counted by the FrequencyTable): 0-1, 2, 3-4, 5-8, 9+.
   static constexpr int kLevels = 5;
+  // Tracker level code of a miss that filled a free slot (counted when it happened).
+  static constexpr uint8_t kFilled = 8;
   static int Level(uint32_t misses);
   static uint32_t AutoSampleShift(uint32_t capacity);
 
@@ -63,8 +75,10 @@ class AdaptiveAdmission final : public AdmissionPolicy {
  private:
   // Sampled events of one kind and how many of them came back soon.
   struct Ratio {
-    uint32_t events = 0, returns = 0;
-    double value(double prior) const;
+    uint32_t events = 0, returns = 0;  // ended events, and those among them that came back
+    uint32_t pending = 0;              // recorded, not ended yet (never halved)
+    double value(double prior, double pending_weight) const;
+    void resolve(uint32_t ended, uint32_t returned);
     void halve();
   };
 

@@ -17,13 +17,17 @@ std::map<std::string, uint64_t> Counters(const AdmissionPolicy& policy) {
   return out;
 }
 
-// Every block followed, no probes, no halving: every figure below is exact.
+// Every block followed, no probes, no halving: every figure below is exact. No margin, and a
+// pending miss weighs as much as one that ended without a return, so a level's ratio is
+// (returns + 2) / (misses + 4) for the tests that follow; the last tests use the defaults.
 AdaptiveAdmission::Params Exact() {
   AdaptiveAdmission::Params p;
   p.sample_shift = 0;
   p.probe_interval = 0;
   p.miss_halving = 1000;
   p.eviction_halving = 1000;
+  p.margin = 0;
+  p.pending_weight = 1;
   return p;
 }
 
@@ -119,6 +123,61 @@ TEST(AdaptiveAdmissionTest, ProbesAdmitOneRefusalInN) {
   for (uint64_t block = 1000; block < 1012; ++block) admitted += Admit(policy, block);
   EXPECT_EQ(admitted, 3);
   EXPECT_EQ(Counters(policy).at("probes"), 3u);
+}
+
+TEST(AdaptiveAdmissionTest, PendingMissesWeighLessThanEndedOnes) {
+  AdaptiveAdmission::Params p = Exact();
+  p.pending_weight = 0.25;
+  AdaptiveAdmission policy(kCapacity, p);
+  Fill(policy);  // misses that fill free slots count at once as not back: (0 + 2) / (32 + 4)
+  EXPECT_DOUBLE_EQ(policy.return_ratio(0), 2.0 / 36);
+  EXPECT_FALSE(Admit(policy, 1000));  // refused, then pending at 0.25
+  EXPECT_DOUBLE_EQ(policy.return_ratio(0), 2.0 / 36.25);
+  // 600 accesses later 1000's miss ended without a return (the sweep covers the tracker once per
+  // window of 256 accesses); the fill's misses, already counted, end without changing anything.
+  for (uint32_t i = 0; i < 600; ++i) policy.on_hit(2000, false);
+  EXPECT_DOUBLE_EQ(policy.return_ratio(0), 2.0 / 37);
+  EXPECT_TRUE(Admit(policy, 1000));  // its second miss: level 1, no evidence yet (prior 0.5)
+  EXPECT_DOUBLE_EQ(policy.return_ratio(1), 2.0 / 4.25);
+}
+
+// A moved hot set: 24 new blocks missed, then 12 of them back. At weight 1 the 12 still pending
+// count as one-time reads and hold level 0 under the bar; at 0.25 the new hot blocks get in at
+// their first miss.
+TEST(AdaptiveAdmissionTest, AMovedHotSetGetsInBeforeItsMissesEnd) {
+  for (const double weight : {1.0, 0.25}) {
+    AdaptiveAdmission::Params p = Exact();
+    p.pending_weight = weight;
+    AdaptiveAdmission policy(kCapacity, p);
+    Fill(policy);
+    for (uint32_t i = 0; i < 600; ++i) policy.on_hit(2000, false);  // the fill's misses end
+    // Level 0: the fill's 32, none back: (0 + 2) / (32 + 4), under the bar 0.25.
+    for (uint64_t block = 700; block < 724; ++block) EXPECT_FALSE(Admit(policy, block));
+    // The j-th to come back is a level-1 miss with j pending before it: 2 / (weight * j + 4)
+    // clears 0.25 for j <= 4 at weight 1, for all 12 at 0.25.
+    int back = 0;
+    for (uint64_t block = 700; block < 712; ++block) back += Admit(policy, block);
+    EXPECT_EQ(back, weight == 1.0 ? 5 : 12) << weight;
+    // Level 0: 44 ended, 12 back, 12 pending: 14 / 60 at weight 1, 14 / 51 at 0.25.
+    EXPECT_DOUBLE_EQ(policy.return_ratio(0), 14.0 / (44 + weight * 12 + 4));
+    EXPECT_EQ(Admit(policy, 800), weight != 1.0) << weight;
+  }
+}
+
+// Evictions come back (1 + 1) / (1 + 4) = 0.4 of the time, a returning block's level 1 is at its
+// prior 0.5: admitted without a margin, kept out by a margin of 0.15 (bar 0.55).
+TEST(AdaptiveAdmissionTest, MarginKeepsTheCachedBlockOnATie) {
+  for (const double margin : {0.0, 0.15}) {
+    AdaptiveAdmission::Params p = Exact();
+    p.margin = margin;
+    AdaptiveAdmission policy(kCapacity, p);
+    Fill(policy);
+    for (uint64_t block = 0; block < kFill; ++block) policy.on_hit(block, false);
+    EXPECT_DOUBLE_EQ(policy.bar(), 0.25 + margin);  // no evictions measured: prior 0.25
+    policy.on_evict(0);
+    EXPECT_EQ(Admit(policy, 0), margin == 0.0) << margin;
+    EXPECT_DOUBLE_EQ(policy.bar(), 0.4 + margin);
+  }
 }
 
 TEST(AdaptiveAdmissionTest, MemoryIsOneBytePerSlotPlusTheSample) {

@@ -55,14 +55,35 @@ uint64_t* ReturnTracker::find(const Key& k) {
   return nullptr;
 }
 
-// The entry of `k`, else a free or expired one, else the oldest (whose news is lost).
+// Counts the pending event of `entry` as ended without a return.
+void ReturnTracker::Count(uint64_t entry, Expired& into) {
+  if (entry & kEviction) {
+    ++into.evictions;
+  } else {
+    ++into.misses;
+    ++into.miss_levels[(entry >> kLevelShift) & 0xF];
+  }
+}
+
+bool ReturnTracker::expired(uint64_t entry, uint64_t now) const {
+  return (entry & kPending) && !pending(entry, now);
+}
+
+// The entry of `k`, else a free or expired one, else the oldest. A pending event whose entry is
+// reused ends without a return (counted for the next expire()), so every recorded event ends
+// exactly once: by a return or in an Expired count.
 uint64_t* ReturnTracker::find_or_take(const Key& k, uint64_t now) {
-  if (uint64_t* e = find(k)) return e;
+  if (uint64_t* e = find(k)) {
+    if (*e & kPending) Count(*e, unswept_);
+    *e &= ~(kPending | kEviction);
+    return e;
+  }
   uint64_t* bucket = &table_[uint64_t{k.bucket} * kWays];
   uint64_t* best = nullptr;
   for (uint32_t i = 0; i < kWays; ++i) {
     uint64_t* e = &bucket[i];
     if (!(*e & kUnhit) && !pending(*e, now)) {
+      if (expired(*e, now)) Count(*e, unswept_);
       *e = 0;
       return e;
     }
@@ -72,6 +93,7 @@ uint64_t* ReturnTracker::find_or_take(const Key& k, uint64_t now) {
     }
   }
   ++dropped_;
+  if (*best & kPending) Count(*best, unswept_);
   *best = 0;
   return best;
 }
@@ -85,6 +107,8 @@ std::optional<ReturnTracker::Return> ReturnTracker::on_access(uint64_t block, ui
   if (pending(*e, now)) {
     ret = Return{(*e & kEviction) ? Kind::kEviction : Kind::kMiss,
                  static_cast<uint8_t>((*e >> kLevelShift) & 0xF)};
+  } else if (expired(*e, now)) {
+    Count(*e, unswept_);  // came back too late: an expiry the sweep missed
   }
   *e &= ~(kPending | kEviction);
   if (hit) *e &= ~kUnhit;
@@ -101,15 +125,16 @@ bool ReturnTracker::record_miss(uint64_t block, uint64_t now, uint8_t level, boo
 }
 
 ReturnTracker::Expired ReturnTracker::expire(uint64_t now, uint32_t steps) {
-  Expired expired;
+  Expired result = unswept_;
+  unswept_ = Expired{};
   for (uint32_t i = 0; i < steps; ++i) {
     uint64_t& e = table_[hand_];
     hand_ = hand_ + 1 == table_.size() ? 0 : hand_ + 1;
-    if (!(e & kPending) || pending(e, now)) continue;
-    ++((e & kEviction) ? expired.evictions : expired.misses);
+    if (!expired(e, now)) continue;
+    Count(e, result);
     e &= ~(kPending | kEviction);
   }
-  return expired;
+  return result;
 }
 
 bool ReturnTracker::record_eviction(uint64_t block, uint64_t now) {

@@ -1,9 +1,12 @@
 // ReturnTracker: follows a hash-chosen sample of blocks (1 in 2^sample_shift) for
 // AdaptiveAdmission: did a missed or evicted block come back within `window` accesses, and was an
 // admitted block evicted before its first hit? Entries of 8 bytes in 4-way buckets, sized for the
-// sampled blocks that can be pending at once. Owns its table; not thread-safe (one per shard).
+// sampled blocks that can be pending at once. Every recorded event ends exactly once: by a return
+// (on_access) or in the Expired counts of an expire() call. Owns its table; not thread-safe (one
+// per shard).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -32,11 +35,15 @@ class ReturnTracker {
   // `block` was evicted at `now`; true when it is sampled, had been admitted and was never hit.
   bool record_eviction(uint64_t block, uint64_t now);
 
+  static constexpr int kLevels = 16;  // levels fit in 4 bits
   struct Expired {
     uint32_t misses = 0, evictions = 0;
+    std::array<uint32_t, kLevels> miss_levels{};  // expired misses by their recorded level
   };
   // Examines the next `steps` entries (a clock hand over the table) and ends the pending events
-  // that have expired without a return.
+  // that have expired without a return; also reports the events that ended without a return since
+  // the last call because their entry was reused (an eviction overwrites its block's pending
+  // miss, a fingerprint collision, a full bucket) or their block came back too late.
   Expired expire(uint64_t now, uint32_t steps);
   uint32_t entries() const { return static_cast<uint32_t>(table_.size()); }
 
@@ -55,12 +62,16 @@ class ReturnTracker {
   uint64_t* find(const Key& k);
   uint64_t* find_or_take(const Key& k, uint64_t now);
   bool pending(uint64_t entry, uint64_t now) const;
+  // A pending event past its window, not yet counted.
+  bool expired(uint64_t entry, uint64_t now) const;
+  static void Count(uint64_t entry, Expired& into);
 
   uint32_t window_;
   uint32_t sample_shift_;
   uint32_t bucket_mask_;
   uint64_t dropped_ = 0;
   uint32_t hand_ = 0;
+  Expired unswept_;  // expired events whose entries were reused before the sweep reached them
   std::vector<uint64_t> table_;
 };
 

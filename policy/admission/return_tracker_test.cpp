@@ -70,6 +70,52 @@ TEST(ReturnTrackerTest, FullBucketDropsTheOldestEntry) {
   EXPECT_TRUE(tracker.record_eviction(3, 7));
 }
 
+TEST(ReturnTrackerTest, ExpiredMissesAreCountedByLevel) {
+  ReturnTracker tracker(64, 10, 0);
+  tracker.record_miss(1, 1, /*level=*/0, false);
+  tracker.record_miss(2, 1, 3, false);
+  tracker.record_miss(3, 1, 3, true);
+  tracker.record_miss(4, 1, 4, false);
+  EXPECT_TRUE(tracker.on_access(4, 5, false).has_value());  // back: not an expiry
+  const auto expired = tracker.expire(12, tracker.entries());
+  EXPECT_EQ(expired.misses, 3u);
+  EXPECT_EQ(expired.miss_levels[0], 1u);
+  EXPECT_EQ(expired.miss_levels[3], 2u);
+  EXPECT_EQ(expired.miss_levels[4], 0u);
+}
+
+// Every recorded event ends once: events whose entries are reused before the sweep reaches them
+// are reported by the next expire(), even one that examines no entry.
+TEST(ReturnTrackerTest, EventsEndingBeforeTheSweepAreReportedByTheNextExpire) {
+  ReturnTracker tracker(64, 10, 0);
+  tracker.record_miss(1, 1, 2, /*admitted=*/true);
+  tracker.record_eviction(1, 3);  // evicted before it came back: its miss ended
+  tracker.record_miss(2, 1, 1, false);
+  EXPECT_EQ(tracker.on_access(2, 20, false), std::nullopt);  // back too late: ended
+  tracker.record_miss(3, 1, 4, false);
+  tracker.record_miss(3, 30, 4, false);  // missed again, never accessed between: the first ended
+  auto ended = tracker.expire(30, 0);
+  EXPECT_EQ(ended.misses, 3u);
+  EXPECT_EQ(ended.miss_levels[2], 1u);
+  EXPECT_EQ(ended.miss_levels[1], 1u);
+  EXPECT_EQ(ended.miss_levels[4], 1u);
+  EXPECT_EQ(ended.evictions, 0u);
+  EXPECT_EQ(tracker.expire(30, 0).misses, 0u);  // reported once
+  // The sweep then finds block 1's eviction (at 3) and block 3's second miss (at 30) ended.
+  ended = tracker.expire(100, tracker.entries());
+  EXPECT_EQ(ended.evictions, 1u);
+  EXPECT_EQ(ended.misses, 1u);
+}
+
+TEST(ReturnTrackerTest, ADroppedPendingEntryEnds) {
+  ReturnTracker tracker(1, 1, 0);  // one bucket of 4 entries
+  for (uint64_t block = 1; block <= 5; ++block) tracker.record_miss(block, 1, 0, false);
+  EXPECT_EQ(tracker.dropped(), 1u);
+  const auto ended = tracker.expire(1, 0);  // block 1's live miss was pushed out by block 5
+  EXPECT_EQ(ended.misses, 1u);
+  EXPECT_EQ(ended.miss_levels[0], 1u);
+}
+
 TEST(ReturnTrackerTest, SamplesAndSizesByShift) {
   ReturnTracker all(1024, 1024, 0);
   ReturnTracker eighth(1024, 1024, 3);
