@@ -3,12 +3,7 @@
 # QD32 through tiercached in wb, without and with the flag, side by side in one run.
 # Usage: bench/nbd/commit-acks-fio.sh [BUILD_DIR]   (runs in a temporary directory)
 set -u
-B="$(cd "${1:-$(dirname "$0")/../../build}" && pwd)"
-LIB="$(cd "$(dirname "$0")" && pwd)/volume.sh"
-W="$(mktemp -d)"
-trap 'stop_daemon; rm -rf "$W"' EXIT
-cd "$W"
-source "$LIB"
+source "$(dirname "$0")/volume.sh" "${1:-}"
 run() {
   make_volume wb
   start_daemon "$@"

@@ -5,12 +5,7 @@
 # flushes the core and persists the changed line records (docs/io-paths.md).
 # Usage: bench/nbd/flush-cost-fio.sh [BUILD_DIR]   (runs in a temporary directory)
 set -u
-B="$(cd "${1:-$(dirname "$0")/../../build}" && pwd)"
-LIB="$(cd "$(dirname "$0")" && pwd)/volume.sh"
-W="$(mktemp -d)"
-trap 'stop_daemon; rm -rf "$W"' EXIT
-cd "$W"
-source "$LIB"
+source "$(dirname "$0")/volume.sh" "${1:-}"
 EVERY="0 256 32 1"
 FIO=(--bs=4k --iodepth=32 --size=256M --time_based --runtime=6)
 raw() {

@@ -3,12 +3,7 @@
 # and reads at QD1 and QD16 through tiercached (wt, 64 MiB cached), side by side in one run.
 # Usage: bench/nbd/partial-sector-fio.sh [BUILD_DIR]   (runs in a temporary directory)
 set -u
-B="$(cd "${1:-$(dirname "$0")/../../build}" && pwd)"
-LIB="$(cd "$(dirname "$0")" && pwd)/volume.sh"
-W="$(mktemp -d)"
-trap 'stop_daemon; rm -rf "$W"' EXIT
-cd "$W"
-source "$LIB"
+source "$(dirname "$0")/volume.sh" "${1:-}"
 make_volume wt --seq-cutoff 0
 start_daemon
 fio_nbd write --bs=1M --size=64M >/dev/null  # warm 64 MiB so both sizes hit

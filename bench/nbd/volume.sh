@@ -1,5 +1,10 @@
-# Shared by the bench/nbd/*-fio.sh scripts: a tiercached volume on sparse files in the current
-# directory, and fio through its NBD socket. Source it after setting B (the build directory).
+# Shared by the bench/nbd/*-fio.sh scripts: a tiercached volume on sparse files in a temporary
+# directory (the current one from then on, removed at exit), and fio through its NBD socket.
+# Usage, first thing in a script: source "$(dirname "$0")/volume.sh" "${1:-}"  (BUILD_DIR or "")
+B="$(cd "${1:-$(dirname "${BASH_SOURCE[0]}")/../../build}" && pwd)" || exit 1
+W="$(mktemp -d)"
+trap 'stop_daemon; rm -rf "$W"' EXIT
+cd "$W" || exit 1
 CLI="$B/tools/tiercache"
 URI="nbd+unix:///?socket=$PWD/s.sock"
 PID=""

@@ -8,12 +8,7 @@
 # kill -9.
 # Usage: bench/nbd/warm-crash-fio.sh [BUILD_DIR]   (runs in a temporary directory)
 set -u
-B="$(cd "${1:-$(dirname "$0")/../../build}" && pwd)"
-LIB="$(cd "$(dirname "$0")" && pwd)/volume.sh"
-W="$(mktemp -d)"
-trap 'stop_daemon; rm -rf "$W"' EXIT
-cd "$W"
-source "$LIB"
+source "$(dirname "$0")/volume.sh" "${1:-}"
 stat() { "$CLI" stats --control "$PWD/c.ctl" --json | jq ".stats.$1"; }
 fio_run() {  # RW OFFSET QD -> IOPS
   fio_nbd "$1" --bs=4k --offset="$2" --size=128M --iodepth="$3" --time_based --runtime=6
