@@ -58,18 +58,10 @@ void Shard::touch(uint32_t id, bool is_write) {
 }
 
 bool Shard::admit(uint64_t core_line, bool is_write) {
-  AdmissionQuery query{.block = core_line,
-                       .is_write = is_write,
-                       .used = used_,
-                       .capacity = capacity()};
-  // Full: tell admission which block this miss would displace (misses only; hits never get here).
-  if (used_ >= capacity()) {
-    if (const auto victim = replacement_->peek_victim()) {
-      query.has_victim = true;
-      query.victim = slots_.core_line(*victim);
-    }
-  }
-  return admission_->admit(query);
+  return admission_->admit({.block = core_line,
+                            .is_write = is_write,
+                            .used = used_,
+                            .capacity = capacity()});
 }
 
 uint32_t Shard::take_free_line() {

@@ -49,8 +49,6 @@ AdaptiveAdmission::AdaptiveAdmission(uint32_t capacity, const Params& params)
       misses_(capacity / 2, Scaled(params_.frequency_halving, capacity)),
       returns_(capacity, static_cast<uint32_t>(Scaled(params_.window, capacity)),
                params_.sample_shift >= 0 ? params_.sample_shift : AutoSampleShift(capacity)),
-      accesses_(params_.victim_rule != 0 ? capacity : 1, Scaled(params_.victim_aging, capacity),
-                params_.victim_doorkeeper),
       miss_period_(Scaled(params_.miss_halving, capacity)),
       eviction_period_(Scaled(params_.eviction_halving, capacity)) {
   const uint64_t window = Scaled(params_.window, capacity);
@@ -80,7 +78,6 @@ void AdaptiveAdmission::update_threshold() {
 
 void AdaptiveAdmission::observe(uint64_t block, bool hit) {
   ++now_;
-  if (params_.victim_rule != 0) accesses_.increment(block);
   if (now_ % miss_period_ == 0) {
     for (Ratio& r : levels_) r.halve();
   }
@@ -114,7 +111,7 @@ bool AdaptiveAdmission::admit(const AdmissionQuery& query) {
   bool admitted = query.used < query.capacity;
   if (!admitted) {
     update_threshold();
-    admitted = weigh_victim(query, level_admitted(level));
+    admitted = level_admitted(level);
   }
   if (!admitted && params_.probe_interval != 0 &&
       ++refused_since_probe_ >= params_.probe_interval) {
@@ -133,28 +130,12 @@ bool AdaptiveAdmission::admit(const AdmissionQuery& query) {
   return admitted;
 }
 
-bool AdaptiveAdmission::weigh_victim(const AdmissionQuery& query, bool admitted) {
-  if (params_.victim_rule == 0 || !query.has_victim) return admitted;
-  const int mine = static_cast<int>(accesses_.estimate(query.block));
-  const int theirs = static_cast<int>(accesses_.estimate(query.victim));
-  if (!admitted && (params_.victim_rule & 1) && mine > theirs + params_.victim_margin) {
-    ++rescued_;
-    return true;
-  }
-  if (admitted && (params_.victim_rule & 2) && mine + params_.victim_margin < theirs) {
-    ++vetoed_;
-    return false;
-  }
-  return admitted;
-}
-
 void AdaptiveAdmission::on_evict(uint64_t block) {
   if (returns_.record_eviction(block, now_)) ++wasted_;
 }
 
 uint64_t AdaptiveAdmission::memory_size() const {
-  return misses_.memory_size() + returns_.memory_size() +
-         (params_.victim_rule != 0 ? accesses_.memory_size() : 0);
+  return misses_.memory_size() + returns_.memory_size();
 }
 
 void AdaptiveAdmission::visit_counters(const CounterVisitor& visit) const {
@@ -165,10 +146,6 @@ void AdaptiveAdmission::visit_counters(const CounterVisitor& visit) const {
   visit("ghost_hits", ghost_hits_ << scale);
   visit("wasted_admissions", wasted_ << scale);
   visit("threshold", threshold_);
-  if (params_.victim_rule != 0) {
-    visit("victim_rescues", rescued_);
-    visit("victim_vetoes", vetoed_);
-  }
 }
 
 }  // namespace tiercache

@@ -15,7 +15,6 @@
 #include "policy/admission/admission_policy.h"
 #include "policy/admission/frequency_table.h"
 #include "policy/admission/return_tracker.h"
-#include "policy/common/frequency_sketch.h"
 
 namespace tiercache {
 
@@ -48,20 +47,6 @@ class AdaptiveAdmission final : public AdmissionPolicy {
     double frequency_halving = 10.0;
     // 1 in 2^sample_shift blocks is followed; -1 = about 256 per capacity. Default -1.
     int sample_shift = -1;
-    // Weighs a miss against the block it would evict (AdmissionQuery::victim), by accesses
-    // (hits and misses) counted in a FrequencySketch, as TinyLFU does. A sum of: 1 = a miss its
-    // level refuses is admitted anyway if counted more than victim_margin times more often than
-    // the victim (rescue); 2 = a miss its level admits is refused if counted more than
-    // victim_margin times less often (veto). 0 = off. Costs ~1 byte per slot when on. Default 0.
-    int victim_rule = 0;
-    // Accesses by which the counts must differ for the victim rule to act; -1 makes a tie enough
-    // (a veto then keeps the cached block on a tie). Default 0.
-    int victim_margin = 0;
-    // The sketch's doorkeeper takes first occurrences (one-time blocks cost no counter). Default
-    // false.
-    bool victim_doorkeeper = false;
-    // The sketch's counts are halved every victim_aging * capacity accesses. Default 10.
-    double victim_aging = 10.0;
   };
 
   // Frequency levels (misses counted by the FrequencyTable): 0-1, 2, 3-4, 5-8, 9+.
@@ -101,20 +86,16 @@ class AdaptiveAdmission final : public AdmissionPolicy {
   void observe(uint64_t block, bool hit);
   bool level_admitted(int level) const;
   void update_threshold();
-  // The victim rule's verdict on a miss of a full shard that its level judged `admitted`.
-  bool weigh_victim(const AdmissionQuery& query, bool admitted);
 
   Params params_;
   FrequencyTable misses_;
   ReturnTracker returns_;
-  FrequencySketch accesses_;  // every access, for the victim rule (minimal when it is off)
   uint64_t now_ = 0;  // accesses seen
   uint64_t miss_period_, eviction_period_;  // accesses between halvings of the statistics
   uint32_t sweep_steps_;  // tracker entries examined per access, to expire each within a window
   std::array<Ratio, kLevels> levels_{};  // misses, counted when they happen
   Ratio evictions_;  // counted when resolved (returned or expired), so young ones do not look idle
   uint64_t admitted_ = 0, refused_ = 0, probes_ = 0, ghost_hits_ = 0, wasted_ = 0;
-  uint64_t rescued_ = 0, vetoed_ = 0;  // victim rule: admissions it added and removed
   uint64_t refused_since_probe_ = 0;
   uint32_t threshold_ = 1;
 };

@@ -186,53 +186,5 @@ TEST(AdaptiveAdmissionTest, MemoryIsOneBytePerSlotPlusTheSample) {
   EXPECT_EQ(policy.memory_size(), 65536u + 8192u);
 }
 
-// Victim rule (TinyLFU's comparison), on blocks counted exactly by the access sketch (a few keys
-// in 4 rows of 128 counters). min_return 1: no level is ever admitted once full, so every
-// admission below is the rule's.
-TEST(AdaptiveAdmissionTest, VictimRuleAdmitsARefusedMissCountedMoreThanItsVictim) {
-  for (int rule : {0, 1}) {
-    AdaptiveAdmission::Params params = Exact();
-    params.min_return = 1.0;
-    params.victim_rule = rule;
-    AdaptiveAdmission policy(kCapacity, params);
-    Fill(policy);  // blocks 0..31 counted once each
-    for (int i = 0; i < 3; ++i) policy.on_hit(7, false);  // block 7: 4 accesses
-    auto admit = [&](uint64_t block, bool has_victim, uint64_t victim) {
-      return policy.admit(AdmissionQuery{block, false, kCapacity, kCapacity, has_victim, victim});
-    };
-    EXPECT_FALSE(admit(1000, true, 7));              // 1 access against 4
-    EXPECT_EQ(admit(1000, true, 8), rule == 1);      // 2 against 1: rescued
-    EXPECT_FALSE(admit(1001, true, 9));              // 1 against 1: the cached block stays
-    EXPECT_FALSE(admit(1001, false, 0));             // 2, but no victim to compare with
-    const auto counters = Counters(policy);
-    EXPECT_EQ(counters.at("admitted"), rule == 1 ? 33u : 32u) << rule;
-    EXPECT_EQ(counters.at("refused"), rule == 1 ? 3u : 4u) << rule;
-    EXPECT_EQ(counters.at("threshold"), 16u);
-    EXPECT_EQ(counters.count("victim_rescues"), rule == 1 ? 1u : 0u);
-    if (rule == 1) {
-      EXPECT_EQ(counters.at("victim_vetoes"), 0u);
-    }
-    EXPECT_EQ(policy.memory_size() > AdaptiveAdmission(kCapacity, Exact()).memory_size(),
-              rule == 1);
-  }
-}
-
-TEST(AdaptiveAdmissionTest, VictimRuleTwoRefusesAMissCountedLessThanItsVictim) {
-  AdaptiveAdmission::Params params = Exact();
-  params.victim_rule = 2;  // veto only
-  AdaptiveAdmission policy(kCapacity, params);
-  Fill(policy);
-  for (int i = 0; i < 3; ++i) policy.on_hit(7, false);  // block 7: 4 accesses
-  // Second misses of 0 and 1: level 1, admitted on its prior 0.5 (then 2/5 >= bar 0.25).
-  EXPECT_FALSE(policy.admit(AdmissionQuery{0, false, kCapacity, kCapacity, true, 7}));  // 2 < 4
-  EXPECT_TRUE(policy.admit(AdmissionQuery{1, false, kCapacity, kCapacity, true, 8}));   // 2 > 1
-  const auto counters = Counters(policy);
-  EXPECT_EQ(counters.at("admitted"), 33u);
-  EXPECT_EQ(counters.at("refused"), 1u);
-  EXPECT_EQ(counters.at("victim_rescues"), 0u);
-  EXPECT_EQ(counters.at("victim_vetoes"), 1u);
-  EXPECT_EQ(counters.at("threshold"), 2u);
-}
-
 }  // namespace
 }  // namespace tiercache

@@ -16,10 +16,6 @@ struct AdmissionQuery {
   bool is_write = false;
   uint64_t used = 0;       // slots of the shard holding data
   uint64_t capacity = 0;   // slots of the shard
-  // When the shard is full: the block the replacement policy would evict for this miss
-  // (ReplacementPolicy::peek_victim), if it can tell; 0 and has_victim false otherwise.
-  bool has_victim = false;
-  uint64_t victim = 0;
 };
 
 class AdmissionPolicy {

@@ -1,6 +1,5 @@
 #include "policy/replacement/clock_policy.h"
 
-#include <bit>
 #include <cassert>
 
 namespace tiercache {
@@ -49,28 +48,6 @@ std::optional<ReplacementPolicy::Slot> ClockPolicy::pick_victim(
     advance();
   }
   return std::nullopt;
-}
-
-template <typename Bits>
-std::optional<ReplacementPolicy::Slot> ClockPolicy::first_from_hand(Bits bits) const {
-  const uint32_t words = occupied_.words();
-  const uint32_t start = hand_ / 64;
-  // words + 1 steps: the hand's word is read twice, first from the hand, last below it.
-  for (uint32_t n = 0; n <= words; ++n) {
-    const uint32_t w = (start + n) % words;
-    uint64_t word = bits(w);
-    if (n == 0) word &= ~uint64_t{0} << (hand_ % 64);
-    if (n == words) word &= (uint64_t{1} << (hand_ % 64)) - 1;
-    if (word != 0) return w * 64 + static_cast<Slot>(std::countr_zero(word));
-  }
-  return std::nullopt;
-}
-
-std::optional<ReplacementPolicy::Slot> ClockPolicy::peek_victim() const {
-  if (count_ == 0) return std::nullopt;
-  auto unreferenced = [&](uint32_t w) { return occupied_.word(w) & ~referenced_.word(w); };
-  if (auto slot = first_from_hand(unreferenced)) return slot;
-  return first_from_hand([&](uint32_t w) { return occupied_.word(w); });
 }
 
 uint64_t ClockPolicy::memory_size() const {

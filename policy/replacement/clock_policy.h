@@ -26,10 +26,6 @@ class ClockPolicy final : public ReplacementPolicy {
   void on_remove(Slot slot) override { vacate(slot); }
   std::optional<Slot> pick_victim(const std::function<bool(Slot)>& can_evict,
                                   uint32_t max_scan) override;
-  // Exact for pick_victim(accept all): the first occupied unreferenced slot from the hand on
-  // (cyclically), else (every bit set: the hand would clear them all and come round) the first
-  // occupied slot from the hand on. Scans words, at most capacity / 64 + 1 of them per pass.
-  std::optional<Slot> peek_victim() const override;
   void on_evict(Slot slot, uint64_t block) override { vacate(slot); }
   uint64_t memory_size() const override;
 
@@ -37,9 +33,6 @@ class ClockPolicy final : public ReplacementPolicy {
 
  private:
   void vacate(Slot slot);
-  // First slot from the hand on (cyclically) whose bit is set in `bits(word)`; nullopt if none.
-  template <typename Bits>
-  std::optional<Slot> first_from_hand(Bits bits) const;
   void advance() { hand_ = hand_ + 1 == capacity_ ? 0 : hand_ + 1; }
 
   uint32_t capacity_;

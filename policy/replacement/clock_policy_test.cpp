@@ -79,46 +79,5 @@ TEST(ClockPolicyTest, CapacityOneAndTwo) {
   EXPECT_EQ(two.memory_size(), 16u);        // two one-word bitmaps
 }
 
-TEST(ClockPolicyTest, PeekVictimNamesWhatPickWouldTakeAndChangesNothing) {
-  ClockPolicy p(4);
-  EXPECT_EQ(p.peek_victim(), std::nullopt);  // empty
-  for (uint32_t s = 0; s < 4; ++s) p.on_insert(s, 100 + s);
-  p.on_hit(1);
-  p.on_hit(2);
-  EXPECT_EQ(p.peek_victim(), 0u);  // hand at 0, unreferenced
-  p.on_evict(0, 100);              // hand moves to 1
-  p.on_insert(0, 200);
-  EXPECT_EQ(p.peek_victim(), 3u);  // 1 and 2 referenced: skipped, bits kept
-  EXPECT_EQ(p.peek_victim(), 3u);
-  EXPECT_EQ(p.hand(), 1u);
-  EXPECT_EQ(p.pick_victim(kAny, 4), 3u);  // clears 1 and 2
-  EXPECT_EQ(p.peek_victim(), 3u);         // pick does not move the hand past its proposal
-  p.on_hit(3);
-  p.on_hit(0);
-  EXPECT_EQ(p.peek_victim(), 1u);  // from 3: 3, 0 referenced; 1 was cleared by the pick
-  for (uint32_t s = 0; s < 4; ++s) p.on_hit(s);
-  EXPECT_EQ(p.peek_victim(), 3u);  // every bit set: the hand comes round to itself
-  EXPECT_EQ(p.pick_victim(kAny, 4), 3u);
-}
-
-TEST(ClockPolicyTest, PeekVictimWrapsAcrossWords) {
-  ClockPolicy p(130);  // three words, the last one partial
-  for (uint32_t s = 0; s < 130; ++s) p.on_insert(s, s);
-  for (uint32_t s = 0; s < 100; ++s) p.on_remove(s);  // each under the hand: hand at 100
-  for (uint32_t s = 0; s < 100; ++s) p.on_insert(s, 1000 + s);
-  EXPECT_EQ(p.hand(), 100u);
-  for (uint32_t s = 0; s < 130; ++s) {
-    if (s != 5 && s != 99) p.on_hit(s);
-  }
-  EXPECT_EQ(p.peek_victim(), 5u);  // 100..129 and 0..4 referenced
-  p.on_hit(5);
-  EXPECT_EQ(p.peek_victim(), 99u);  // the last slot before the hand
-  p.on_hit(99);
-  EXPECT_EQ(p.peek_victim(), 100u);  // all referenced
-  p.on_remove(100);                  // hand to 101
-  EXPECT_EQ(p.peek_victim(), 101u);
-  EXPECT_EQ(p.pick_victim(kAny, 200), 101u);  // a full turn clearing bits, back to 101
-}
-
 }  // namespace
 }  // namespace tiercache

@@ -44,11 +44,6 @@ std::optional<ReplacementPolicy::Slot> LruPolicy::pick_victim(
   return std::nullopt;
 }
 
-std::optional<ReplacementPolicy::Slot> LruPolicy::peek_victim() const {
-  if (tail_ == kNone) return std::nullopt;
-  return tail_;
-}
-
 uint64_t LruPolicy::memory_size() const {
   return (prev_.capacity() + next_.capacity()) * sizeof(Slot);
 }

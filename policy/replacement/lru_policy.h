@@ -21,7 +21,6 @@ class LruPolicy final : public ReplacementPolicy {
   void on_remove(Slot slot) override;
   std::optional<Slot> pick_victim(const std::function<bool(Slot)>& can_evict,
                                   uint32_t max_scan) override;
-  std::optional<Slot> peek_victim() const override;
   void on_evict(Slot slot, uint64_t block) override { unlink(slot); }
   uint64_t memory_size() const override;
 

@@ -37,17 +37,5 @@ TEST(LruPolicyTest, SingleSlotLinksAndUnlinks) {
   EXPECT_EQ(lru.pick_victim(any, 1), 0u);
 }
 
-TEST(LruPolicyTest, PeekVictimIsTheTail) {
-  LruPolicy lru(3);
-  EXPECT_EQ(lru.peek_victim(), std::nullopt);
-  for (uint32_t slot : {0, 1, 2}) lru.on_insert(slot, 100 + slot);
-  EXPECT_EQ(lru.peek_victim(), 0u);
-  lru.on_hit(0);  // order: 0 2 1
-  EXPECT_EQ(lru.peek_victim(), 1u);
-  EXPECT_EQ(lru.peek_victim(), 1u);  // nothing moved
-  lru.on_evict(1, 101);
-  EXPECT_EQ(lru.peek_victim(), 2u);
-}
-
 }  // namespace
 }  // namespace tiercache

@@ -29,11 +29,6 @@ class ReplacementPolicy {
   // on_evict() if it takes it. May reorder its queues (e.g. second chances) while it looks.
   virtual std::optional<Slot> pick_victim(const std::function<bool(Slot)>& can_evict,
                                           uint32_t max_scan) = 0;
-  // The slot pick_victim() would propose now if every candidate could go, without changing any
-  // state (no second chances given, nothing moved), so admission can weigh a miss against the
-  // block it would displace; nullopt when empty or when the policy cannot tell cheaply (the
-  // default: s3fifo and sieve do not say).
-  virtual std::optional<Slot> peek_victim() const { return std::nullopt; }
   // The engine evicted `slot`, which held `block` (e.g. remember it in a ghost history).
   virtual void on_evict(Slot slot, uint64_t block) = 0;
   // Bytes of memory the policy holds (allocated capacity, not just what is in use).

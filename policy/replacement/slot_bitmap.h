@@ -15,9 +15,6 @@ class SlotBitmap {
   void set(uint32_t i) { words_[i / 64] |= mask(i); }
   void reset(uint32_t i) { words_[i / 64] &= ~mask(i); }
   uint64_t memory_size() const { return words_.capacity() * sizeof(uint64_t); }
-  // Bits [64 * w, 64 * w + 64) (bits past the size read 0), for word-at-a-time scans.
-  uint64_t word(uint32_t w) const { return words_[w]; }
-  uint32_t words() const { return static_cast<uint32_t>(words_.size()); }
 
  private:
   static uint64_t mask(uint32_t i) { return uint64_t{1} << (i % 64); }

@@ -99,10 +99,6 @@ bool SetParam(Config& config, const std::string& assignment) {
       {"eviction_halving", [&](double v) { p.eviction_halving = v; }},
       {"frequency_halving", [&](double v) { p.frequency_halving = v; }},
       {"sample_shift", [&](double v) { p.sample_shift = static_cast<int>(v); }},
-      {"victim_rule", [&](double v) { p.victim_rule = static_cast<int>(v); }},
-      {"victim_margin", [&](double v) { p.victim_margin = static_cast<int>(v); }},
-      {"victim_aging", [&](double v) { p.victim_aging = v; }},
-      {"victim_doorkeeper", [&](double v) { p.victim_doorkeeper = v != 0; }},
   };
   const auto it = setters.find(key);
   if (it == setters.end()) return false;

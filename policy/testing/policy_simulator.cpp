@@ -20,13 +20,7 @@ bool PolicySimulator::access(uint64_t block) {
     return true;
   }
   ++misses_;
-  AdmissionQuery query{block, false, index_.size(), capacity_};
-  if (free_.empty()) {  // full: the block this miss would displace, as the engine tells it
-    if (const auto victim = replacement_->peek_victim()) {
-      query.has_victim = true;
-      query.victim = slot_block_[*victim];
-    }
-  }
+  const AdmissionQuery query{block, false, index_.size(), capacity_};
   ReplacementPolicy::Slot slot;
   if (!admission_->admit(query) || !take_slot(&slot)) return false;
   slot_block_[slot] = block;

@@ -22,8 +22,7 @@ class RecordingAdmission final : public AdmissionPolicy {
   void on_hit(uint64_t block, bool) override { log_->push_back("hit " + std::to_string(block)); }
   bool admit(const AdmissionQuery& q) override {
     log_->push_back("admit " + std::to_string(q.block) + " used " + std::to_string(q.used) +
-                    "/" + std::to_string(q.capacity) +
-                    (q.has_victim ? " victim " + std::to_string(q.victim) : ""));
+                    "/" + std::to_string(q.capacity));
     return q.block < 100;
   }
   void on_evict(uint64_t block) override { log_->push_back("evict " + std::to_string(block)); }
@@ -51,9 +50,8 @@ TEST(PolicySimulatorTest, DrivesAdmissionLikeTheEngine) {
                       std::make_unique<RecordingAdmission>(&log));
   for (uint64_t block : {1, 500, 2, 1, 3, 500}) sim.access(block);
   EXPECT_EQ(log, (std::vector<std::string>{"admit 1 used 0/2", "admit 500 used 1/2",
-                                           "admit 2 used 1/2", "hit 1",
-                                           "admit 3 used 2/2 victim 2", "evict 2",
-                                           "admit 500 used 2/2 victim 1"}));
+                                           "admit 2 used 1/2", "hit 1", "admit 3 used 2/2",
+                                           "evict 2", "admit 500 used 2/2"}));
   EXPECT_EQ(sim.misses(), 5u);
   EXPECT_EQ(sim.ssd_writes(), 3u);  // 500 was refused twice
 }
