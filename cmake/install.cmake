@@ -25,14 +25,17 @@ if(TIERCACHE_MAN_PAGES)
     set(source ${CMAKE_SOURCE_DIR}/docs/${page}.md)
     set(output ${CMAKE_BINARY_DIR}/man/${page})
     # The markdown's YAML block gives title, section and header; its "##" sections become .SH.
-    add_custom_command(OUTPUT ${output}
+    # Installed gzipped, as Debian policy wants (-n: no name or time stamp, reproducible); the
+    # plain page stays in the build tree for `man -l`.
+    add_custom_command(OUTPUT ${output} ${output}.gz
       COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/man
       COMMAND ${PANDOC_EXECUTABLE} -s -t man --shift-heading-level-by=-1
               -M "footer=tiercache ${PROJECT_VERSION}" -o ${output} ${source}
+      COMMAND gzip -9nkf ${output}
       DEPENDS ${source}
       COMMENT "Generating man page ${page}")
-    list(APPEND man_outputs ${output})
-    install(FILES ${output} DESTINATION ${CMAKE_INSTALL_MANDIR}/man${section})
+    list(APPEND man_outputs ${output} ${output}.gz)
+    install(FILES ${output}.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man${section})
   endforeach()
   add_custom_target(man-pages ALL DEPENDS ${man_outputs})
 endif()

@@ -21,6 +21,8 @@ struct Cleaner::Batch {
   };
   std::vector<Entry> entries;
   bool collecting = false;  // run_batch is still locking the lines
+  // The persist the ready lines wait for (their blocks' old lines in limbo): one for the batch.
+  uint64_t need = 0;
   uint32_t pending = 0;
   Status status;
   Nanos started{0};
@@ -201,8 +203,9 @@ void Cleaner::run_batch(const CleaningPlan& plan) {
   batch->entries.resize(lines.size());
   batch->pending = uint32_t(lines.size());
   for (size_t i = 0; i < lines.size(); ++i) batch->entries[i].core_line = lines[i];
-  // Lines locked at once wait here and are copied together, so that adjacent ones coalesce; a
-  // line whose lock or limbo record must be waited for is copied on its own once it may be.
+  // Lines locked at once wait here and are copied together, so that adjacent ones coalesce,
+  // after one persist if some block's old line waits in limbo for its free record; a line whose
+  // lock must be waited for is copied on its own once it may be (after its own limbo wait).
   batch->collecting = true;
   for (size_t i = 0; i < lines.size(); ++i) clean_line(batch, i);
   batch->collecting = false;
@@ -210,7 +213,14 @@ void Cleaner::run_batch(const CleaningPlan& plan) {
   for (size_t i = 0; i < lines.size(); ++i) {
     if (batch->entries[i].ready) ready.push_back(i);
   }
-  copy_lines(batch, ready);
+  if (engine_.persisted(batch->need)) return copy_lines(batch, ready);
+  engine_.persist([this, batch, ready = std::move(ready)](Status s) {
+    if (s.ok()) return copy_lines(batch, ready);
+    for (uint64_t index : ready) {
+      UnlockLine(engine_, batch->entries[index].core_line, false);
+      arrive(batch, s);
+    }
+  });
 }
 
 void Cleaner::arrive(const std::shared_ptr<Batch>& batch, Status s) {
@@ -240,16 +250,17 @@ void Cleaner::clean_line(std::shared_ptr<Batch> batch, uint64_t index) {
       UnlockLine(e, entry.core_line, false);
       return arrive(batch, Status::Ok());
     }
+    if (batch->collecting) {  // the batch waits for one persist covering all its lines
+      entry.ready = true;
+      batch->need = std::max(batch->need, need);
+      return;
+    }
     if (!e.persisted(need)) {
       return e.persist([this, batch, index](Status s) {
         if (s.ok()) return copy_lines(batch, {index});
         UnlockLine(engine_, batch->entries[index].core_line, false);
         arrive(batch, std::move(s));
       });
-    }
-    if (batch->collecting) {
-      entry.ready = true;
-      return;
     }
     copy_lines(batch, {index});
   });

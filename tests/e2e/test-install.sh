@@ -9,8 +9,8 @@ requires cmake --version
 requires systemd-analyze --version
 requires man --version
 requires dpkg-deb --version
-for t in tools/tiercache daemon/tiercached/tiercached bench/runner/tiercache-bench man/tiercache.1 \
-         man/tiercached.8; do
+for t in tools/tiercache daemon/tiercached/tiercached bench/runner/tiercache-bench \
+         man/tiercache.1.gz man/tiercached.8.gz; do
   [ -e "$TIERCACHE_BUILD_DIR/$t" ] || fail "$TIERCACHE_BUILD_DIR/$t is not built (build all targets)"
 done
 
@@ -20,8 +20,8 @@ lib/systemd/system/tiercache-nbd@.service
 lib/systemd/system/tiercached@.service
 sbin/tiercached
 share/doc/tiercache/operations.md
-share/man/man1/tiercache.1
-share/man/man8/tiercached.8"
+share/man/man1/tiercache.1.gz
+share/man/man8/tiercached.8.gz"
 
 cd "$TEST_TMP"
 prefix="$TEST_TMP/prefix"
@@ -49,12 +49,15 @@ check_man() {  # FILE NAME-LINE
   # mandb's parser finds the same NAME line (for whatis and apropos).
   [ "$(lexgrog "$1")" = "$1: \"$2\"" ] || fail "lexgrog $1: $(lexgrog "$1" 2>&1)"
 }
-check_man "$prefix/share/man/man1/tiercache.1" \
+check_man "$prefix/share/man/man1/tiercache.1.gz" \
   "tiercache - create, inspect and control SSD caches in front of HDDs"
-check_man "$prefix/share/man/man8/tiercached.8" \
+check_man "$prefix/share/man/man8/tiercached.8.gz" \
   "tiercached - the tiercache daemon: serves an SSD-cached HDD as one block device"
-head -c 2000 "$prefix/share/man/man8/tiercached.8" | grep -q '^\.TH "TIERCACHED" "8"' ||
-  fail "tiercached.8 has no .TH TIERCACHED 8 line"
+zcat "$prefix/share/man/man8/tiercached.8.gz" | head -c 2000 | grep -q '^\.TH "TIERCACHED" "8"' ||
+  fail "tiercached.8.gz has no .TH TIERCACHED 8 line"
+# gzip -n: no name or time stamp in the header (bytes 3-7, flags and mtime: all zero).
+[ "$(od -An -tx1 -j3 -N5 "$prefix/share/man/man1/tiercache.1.gz" | tr -d ' ')" = 0000000000 ] ||
+  fail "tiercache.1.gz carries a name or a time stamp (gzip without -n)"
 
 units="$prefix/lib/systemd/system"
 grep -qxF "ExecStart=$prefix/sbin/tiercached --foreground --config /etc/tiercache/%i.conf" \
