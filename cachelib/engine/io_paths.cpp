@@ -203,12 +203,12 @@ void CoreAndSsdWrite::arrive() {
 }  // namespace
 
 void WriteCoreAndSsd(Request& req, const Segment& seg, bool on_ssd, uint32_t line_id,
-                     const std::byte* src) {
+                     bool dirty_data, const std::byte* src) {
   Engine& e = req.engine;
   // One pool slot joins both writes; completions never run inline, so both are issued first.
   auto* both = new (SlotPool::Allocate(sizeof(CoreAndSsdWrite))) CoreAndSsdWrite{
       .req = req, .seg = seg, .on_ssd = on_ssd, .line_id = line_id, .pending = on_ssd ? 2u : 1u,
-      .dirty_data = false, .core = {}, .ssd = {}};
+      .dirty_data = on_ssd && dirty_data, .core = {}, .ssd = {}};
   auto core_done = [both](Status s) {
     both->core = std::move(s);
     both->arrive();
@@ -221,12 +221,6 @@ void WriteCoreAndSsd(Request& req, const Segment& seg, bool on_ssd, uint32_t lin
     e.core.write_zeroes(seg.core_offset(e.line_size), seg.bytes(), {}, core_done);
   }
   if (!on_ssd) return;
-  {
-    // (the exclusive line lock keeps the dirty bits as they are until we finish)
-    Shard& shard = e.shard_for(seg.core_line);
-    std::lock_guard lock(shard.mu);
-    both->dirty_data = (shard.dirty(line_id) & seg.mask()).any();
-  }
   SsdWriteSectors(e, line_id, seg.first_sector, seg.sectors, src != nullptr ? src : ZeroLine(),
                   [&e, both](Status s) {
                     if (!s.ok()) NoteSsdError(e, SsdErrorKind::kWrite);

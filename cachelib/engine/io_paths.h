@@ -104,9 +104,11 @@ std::optional<uint32_t> DirtyLineToUpdateOrDropClean(Engine& e, const Segment& s
 // the core and, when `on_ssd`, to the SSD copy in line `line_id`; once both completed marks those
 // sectors valid (or drops clean copies on error), releases the lock and finishes the segment.
 // When only the SSD write failed the client's write still succeeds and the SSD copy is dropped
-// (DropSsdCopyAfterCoreWrite).
+// (DropSsdCopyAfterCoreWrite). `dirty_data`: some of the segment's sectors are dirty in that
+// line (as the caller saw under the shard lock; the exclusive line lock keeps them so), so the
+// SSD write is dirty data a FLUSH must make durable (Engine::note_dirty_data_written).
 void WriteCoreAndSsd(Request& req, const Segment& seg, bool on_ssd, uint32_t line_id,
-                     const std::byte* src);
+                     bool dirty_data, const std::byte* src);
 
 // The continuations of LockThen and UntrustThen wait in pool slots: a closure over the request and
 // its segment (32 bytes) would cost std::function a heap allocation.

@@ -32,7 +32,7 @@ void ZeroLocked(Request& req, const Segment& seg) {
   const std::optional<uint32_t> dirty_line = DirtyLineToUpdateOrDropClean(e, seg);
   const bool keep = dirty_line.has_value();
   const uint32_t line_id = dirty_line.value_or(0);
-  WriteCoreAndSsd(req, seg, keep, line_id, nullptr);
+  WriteCoreAndSsd(req, seg, keep, line_id, keep, nullptr);  // kept only for dirty sectors
 }
 
 }  // namespace

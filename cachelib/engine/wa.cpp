@@ -14,7 +14,8 @@ void WaLocked(Request& req, const Segment& seg) {
   if (!keep) req.bypassed = true;
   // The cache keeps nothing of this write (dirty sectors aside): a miss by the byte counters.
   EngineCounters::add(keep ? e.counters.write_hit_bytes : e.counters.write_miss_bytes, seg.bytes());
-  WriteCoreAndSsd(req, seg, keep, line_id, req.write_buf + seg.buf_offset);
+  // Kept only for its dirty sectors: the SSD write is dirty data.
+  WriteCoreAndSsd(req, seg, keep, line_id, keep, req.write_buf + seg.buf_offset);
 }
 
 }  // namespace

@@ -10,11 +10,14 @@ void WtLocked(Request& req, const Segment& seg) {
   Engine& e = req.engine;
   Shard& shard = e.shard_for(seg.core_line);
   uint32_t line_id;
+  bool dirty_data = false;
   {
     std::lock_guard lock(shard.mu);
     line_id = LookupOrAdmit(req, seg, shard).id;
+    if (line_id != Shard::kNoLine) dirty_data = (shard.dirty(line_id) & seg.mask()).any();
   }
-  WriteCoreAndSsd(req, seg, line_id != Shard::kNoLine, line_id, req.write_buf + seg.buf_offset);
+  WriteCoreAndSsd(req, seg, line_id != Shard::kNoLine, line_id, dirty_data,
+                  req.write_buf + seg.buf_offset);
 }
 
 }  // namespace
