@@ -165,6 +165,7 @@ TEST_F(ControlCommandsTest, StatsForHumans) {
   c.evictions = 7;
   c.cleaner_writes = 8;
   c.cleaned_lines = 9;
+  c.fill_skipped_bytes = 2ull << 20;
   c.errors = 1;
   c.flushes = 2;
   c.discards = 3;
@@ -186,7 +187,7 @@ TEST_F(ControlCommandsTest, StatsForHumans) {
             "writes:     10 hits, 30 misses (hit ratio 25.0%)\n"
             "byte hits:  3 MiB of 4 MiB read (75.0%), 0 B of 8 KiB written (0.0%)\n"
             "bypassed:   5 reads, 6 writes\n"
-            "ssd:        3 MiB read, 1.5 MiB written\n"
+            "ssd:        3 MiB read, 1.5 MiB written, 2 MiB of misses not cached (SSD behind)\n"
             "core:       4 KiB read, 0 B written\n"
             "lines:      16000 total, 900 used, 12 dirty (40 dirty sectors), 0 not yet crash-safe\n"
             "cleaning:   7 evictions, 8 cleaner writes, 9 lines cleaned\n"

@@ -16,7 +16,7 @@ const std::set<std::string> kKnownCounters = {
     "read_miss_bytes", "write_hit_bytes",  "write_miss_bytes", "bytes_read_ssd",
     "bytes_written_ssd", "bytes_read_core", "bytes_written_core", "lines_total",
     "lines_used",     "lines_dirty",       "dirty_sectors",   "lines_untrusted", "evictions",
-    "cleaner_writes", "cleaned_lines",     "errors",          "flushes",
+    "cleaner_writes", "cleaned_lines", "fill_skipped_bytes", "errors",          "flushes",
     "discards",       "write_zeroes",      "policy_counters", "ssd_read_errors",
     "ssd_write_errors", "ssd_persist_errors", "ssd_failovers", "cache_name", "health",
     "oldest_dirty_age_ms", "latency"};
@@ -231,7 +231,8 @@ void PrintStats(const ControlJson& c, std::ostream& out) {
       << "bypassed:   " << N(v("read_bypasses")) << " reads, " << N(v("write_bypasses"))
       << " writes\n"
       << "ssd:        " << FormatSize(v("bytes_read_ssd")) << " read, "
-      << FormatSize(v("bytes_written_ssd")) << " written\n"
+      << FormatSize(v("bytes_written_ssd")) << " written, "
+      << FormatSize(v("fill_skipped_bytes")) << " of misses not cached (SSD behind)\n"
       << "core:       " << FormatSize(v("bytes_read_core")) << " read, "
       << FormatSize(v("bytes_written_core")) << " written\n"
       << "lines:      " << N(v("lines_total")) << " total, " << N(v("lines_used")) << " used, "

@@ -254,15 +254,20 @@ start_bg nbd-mem "$NBD_TEST_SERVER" --socket "$DIR/nbd-mem.sock" --pidfile "$DIR
     --memory "$SIZE"
 start_bg nbdkit-mem nbdkit -f -U "$DIR/nbdkit-mem.sock" -P "$DIR/nbdkit-mem.pid" memory "$SIZE"
 
-log "warming: one sequential pass through tiercached and the cache filter; filling RAM exports"
-for setup in "${TC_SETUPS[@]}"; do run_fio warm "$setup" 0 "${SEQREAD_ONCE[@]}"; done
+log "warming: sequential passes through tiercached and the cache filter; filling RAM exports"
+# tiercached skips the fills of misses the SSD is too far behind to take (max_fill_backlog_bytes),
+# so a fast core can take more than one pass to warm it.
+for setup in "${TC_SETUPS[@]}"; do
+  for pass in 1 2 3 4 5 6; do
+    run_fio warm "$setup" 0 "${SEQREAD_ONCE[@]}"
+    used="$(tc_stat "$setup" lines_used)"
+    [ "$used" -lt $((BYTES / LINE)) ] || break
+    [ "$pass" -lt 6 ] || { echo "$setup not warm: $used lines used" >&2; exit 1; }
+  done
+done
 run_fio warm cache-filter 0 "${SEQREAD_ONCE[@]}"
 run_fio fill nbd-mem 0 "${SEQWRITE[@]}"
 run_fio fill nbdkit-mem 0 "${SEQWRITE[@]}"
-for setup in "${TC_SETUPS[@]}"; do
-  used="$(tc_stat "$setup" lines_used)"
-  [ "$used" -ge $((BYTES / LINE)) ] || { echo "$setup not warm: $used lines used" >&2; exit 1; }
-done
 LOAD_START="$(cut -d' ' -f1-3 /proc/loadavg)"
 
 # --- measure ----------------------------------------------------------------------------------

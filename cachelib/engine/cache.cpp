@@ -34,6 +34,9 @@ Status CacheOptions::validate() const {
     return Status::InvalidArgument("ssd_error_window must be > 0");
   }
   if (trust_interval < Nanos(0)) return Status::InvalidArgument("trust_interval must be >= 0");
+  if (max_fill_backlog_bytes < kSectorSize) {
+    return Status::InvalidArgument("max_fill_backlog_bytes must be >= 4096");
+  }
   TC_RETURN_IF_ERROR(cleaning_options.validate());
   // Overrides are checked once merged with what the superblock recorded (Engine::init).
   return Status::Ok();
@@ -141,6 +144,7 @@ CacheCounters Cache::counters() const {
   out.lines_dirty = c.lines_dirty.load();
   out.dirty_sectors = c.dirty_sectors.load();
   out.evictions = c.evictions.load();
+  out.fill_skipped_bytes = c.fill_skipped_bytes.load();
   out.cleaner_writes = c.cleaner_writes.load();
   out.cleaned_lines = c.cleaned_lines.load();
   out.errors = c.errors.load();

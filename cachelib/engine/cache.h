@@ -39,6 +39,8 @@ struct CacheCounters {
   // Used lines whose clean copies a crash would forget now (not yet covered by a trust round).
   uint64_t lines_untrusted = 0;
   uint64_t evictions = 0, cleaner_writes = 0, cleaned_lines = 0;
+  // Read-miss bytes not copied to the SSD because max_fill_backlog_bytes of fills were pending.
+  uint64_t fill_skipped_bytes = 0;
   uint64_t errors = 0;
   uint64_t flushes = 0, discards = 0, write_zeroes = 0;
   // Cache SSD I/O errors (docs/io-paths.md "SSD failures"): data reads, data writes (fills
@@ -102,6 +104,12 @@ struct CacheOptions {
   // while the SSD still serves, instead of when the stream reaches it. Bytes; 0: off.
   // Default: 4 MiB.
   uint64_t stream_readahead_bytes = uint64_t{4} << 20;
+  // Read-miss data copied for the SSD and not yet written there, at most. When the core serves
+  // misses faster than the SSD takes their copies (a sparse or fast core, a saturated SSD), further
+  // misses are served without being cached, as bcache does when its cache is congested: the
+  // copies' memory and the line locks they hold stay bounded, so writes to those lines do not
+  // wait behind the SSD. Bytes; must be >= one line. Default: 64 MiB.
+  uint64_t max_fill_backlog_bytes = uint64_t{64} << 20;
   Status validate() const;
 };
 

@@ -417,11 +417,13 @@ class SnapshotAtCoreWrite : public DeviceWrapper {
   MemoryDevice& ssd_;
 };
 
-// Holds the SSD writes shorter than a line (metadata pages, the superblock) while `hold` is set,
-// until release(): a persist that has not reached the medium yet.
-class HoldMetadataWrites : public DeviceWrapper {
+// Holds SSD writes while `hold` is set, until release(): the metadata writes (shorter than a line:
+// pages, the superblock), a persist that has not reached the medium yet; or the data writes (a
+// line or more), an SSD that is behind.
+class HoldSsdWrites : public DeviceWrapper {
  public:
-  explicit HoldMetadataWrites(Device& target) : DeviceWrapper(target) {}
+  enum class What { kMetadata, kData };
+  HoldSsdWrites(Device& target, What what) : DeviceWrapper(target), what_(what) {}
   bool hold = false;
   size_t held() const { return held_.size(); }
   void release() {
@@ -432,7 +434,8 @@ class HoldMetadataWrites : public DeviceWrapper {
  protected:
   void write_impl(uint64_t offset, std::span<const std::byte> buf, WriteFlags flags,
                   IoCallback cb) override {
-    if (!hold || buf.size() >= kLine) {
+    const bool data = buf.size() >= kLine;
+    if (!hold || data != (what_ == What::kData)) {
       return DeviceWrapper::write_impl(offset, buf, flags, std::move(cb));
     }
     held_.push_back([this, offset, buf, flags, cb = std::move(cb)]() mutable {
@@ -441,6 +444,7 @@ class HoldMetadataWrites : public DeviceWrapper {
   }
 
  private:
+  What what_;
   std::vector<std::function<void()>> held_;
 };
 
@@ -453,7 +457,7 @@ TEST_F(CacheTest, CleanerWaitsForTheFreeRecordOfAMovedBlocksOldLine) {
   o.policies.admission = "always";
   o.policies.sequential = SequentialOptions{.enabled = false};
   h = std::make_unique<CacheHarness>(8 << 20, 64 << 20, Mode(CacheMode::kWriteBack), o);
-  HoldMetadataWrites ssd(h->ssd_mem);
+  HoldSsdWrites ssd(h->ssd_mem, HoldSsdWrites::What::kMetadata);
   SnapshotAtCoreWrite core(h->core_mem, h->ssd_mem);
   h->ssd = &ssd;
   h->core = &core;
@@ -487,6 +491,36 @@ TEST_F(CacheTest, CleanerWaitsForTheFreeRecordOfAMovedBlocksOldLine) {
   h->open();
   EXPECT_EQ(Read(0, kLine), new_data);
   EXPECT_EQ(Core(0, kLine), new_data);
+}
+
+// Misses the core serves faster than the SSD takes their copies are served without being cached
+// once max_fill_backlog_bytes of copies wait: memory and the line locks the fills hold stay bounded.
+TEST_F(CacheTest, FillsBeyondTheBacklogAreSkippedAndCounted) {
+  CacheOptions o = Deterministic();
+  o.policies.admission = "always";
+  o.policies.sequential = SequentialOptions{.enabled = false};
+  o.max_fill_backlog_bytes = 2 * kLine;
+  h = std::make_unique<CacheHarness>(8 << 20, 64 << 20, Mode(CacheMode::kWriteThrough), o);
+  HoldSsdWrites ssd(h->ssd_mem, HoldSsdWrites::What::kData);
+  h->ssd = &ssd;
+  h->open();
+  auto data = Pattern(64, 0, 4 * kLine);
+  h->core_mem.write_now(0, data);
+  ssd.hold = true;
+  EXPECT_EQ(Read(0, 4 * kLine), data);  // replied while the fills wait
+  EXPECT_EQ(ssd.held(), 2u);
+  EXPECT_EQ(C().fill_skipped_bytes, 2 * kLine);
+  {
+    EventLoop::ScopedCurrent scope(&h->loop);
+    ssd.release();
+  }
+  h->loop.run_until_idle();
+  EXPECT_EQ(C().bytes_written_ssd, 2 * kLine);
+  EXPECT_EQ(Read(0, 4 * kLine), data);  // two lines hit, the two skipped ones are filled now
+  EXPECT_EQ(C().read_hit_bytes, 2 * kLine);
+  EXPECT_EQ(C().fill_skipped_bytes, 2 * kLine);
+  EXPECT_EQ(Read(0, 4 * kLine), data);
+  EXPECT_EQ(C().read_hit_bytes, 6 * kLine);
 }
 
 // lines_untrusted counts lines a crash would forget now; trust_interval 0 never trusts them

@@ -93,6 +93,19 @@ void Engine::fill_records(uint64_t first, std::span<LineRecord> out) {
   }
 }
 
+bool Engine::reserve_fill(uint64_t bytes) {
+  uint64_t pending = fill_backlog_bytes.load(std::memory_order_relaxed);
+  do {
+    // An empty backlog always takes one fill, however large the line.
+    if (pending != 0 && pending + bytes > options.max_fill_backlog_bytes) {
+      EngineCounters::add(counters.fill_skipped_bytes, bytes);
+      return false;
+    }
+  } while (!fill_backlog_bytes.compare_exchange_weak(pending, pending + bytes,
+                                                     std::memory_order_relaxed));
+  return true;
+}
+
 bool Engine::can_reuse(Shard& shard, uint32_t id) const {
   if (shard.any_dirty(id) || shard.locks().is_locked(shard.core_line(id))) return false;
   return !shard.durable_dirty(id);

@@ -53,6 +53,16 @@ class Engine {
   std::atomic<uint64_t> inflight{0};
   // Foreground requests seen; the cleaner compares it to detect idleness.
   std::atomic<uint64_t> foreground_ops{0};
+  // Bytes of read-miss fills copied and not yet written to the SSD (CacheOptions::
+  // max_fill_backlog_bytes bounds it).
+  std::atomic<uint64_t> fill_backlog_bytes{0};
+
+  // Reserves `bytes` of fill backlog; false (and counted as skipped) when the SSD is that far
+  // behind the core already.
+  bool reserve_fill(uint64_t bytes);
+  void release_fill(uint64_t bytes) {
+    fill_backlog_bytes.fetch_sub(bytes, std::memory_order_relaxed);
+  }
 
   // Builds the shards and their policies; InvalidArgument for an unknown policy name.
   Status init();

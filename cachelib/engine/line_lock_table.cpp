@@ -34,6 +34,7 @@ bool LineLockTable::lock_or_wait(uint64_t core_line, bool exclusive, EventLoop* 
     e = fresh.release();
     e->core_line = core_line;
     set_.insert(*e);
+    grow_if_full();
   }
   bool free_now = e->waiters.empty() && !e->writer && (exclusive ? e->readers == 0 : true);
   if (free_now) {
@@ -46,6 +47,13 @@ bool LineLockTable::lock_or_wait(uint64_t core_line, bool exclusive, EventLoop* 
   }
   e->waiters.push_back(Waiter{exclusive, loop, std::move(resume)});
   return false;
+}
+
+void LineLockTable::grow_if_full() {
+  if (set_.size() <= buckets_.size()) return;
+  std::vector<Set::bucket_type> bigger(buckets_.size() * 2);
+  set_.rehash(Set::bucket_traits(bigger.data(), bigger.size()));
+  buckets_.swap(bigger);
 }
 
 void LineLockTable::grant_waiters(Entry* e) {

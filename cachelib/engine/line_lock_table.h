@@ -25,6 +25,8 @@ class LineLockTable {
   bool lock_or_wait(uint64_t core_line, bool exclusive, EventLoop* loop, EventLoop::Task& resume);
   void unlock(uint64_t core_line, bool exclusive);
   bool is_locked(uint64_t core_line) const;
+  // Hash buckets now (grows with the most locks held at once).
+  size_t bucket_count() const { return buckets_.size(); }
 
  private:
   struct Waiter {
@@ -47,6 +49,10 @@ class LineLockTable {
 
   Entry* find(uint64_t core_line) const;
   void grant_waiters(Entry* e);
+  // Doubles the buckets once entries outnumber them: a burst of locks held at once (a long read's
+  // fills) must not turn every lookup into a walk of a long chain. Never shrinks, so steady
+  // traffic allocates nothing.
+  void grow_if_full();
 
   std::vector<Set::bucket_type> buckets_;
   Set set_;

@@ -21,6 +21,7 @@ AlignedBuffer AllocAligned(uint64_t bytes) {
 
 // Background fill of `fill` sectors (data in `data`, segment-relative) after the reply was sent.
 // Owns the segment's shared lock and releases it at the end.
+// Owns `seg.bytes()` of the engine's fill backlog (Engine::reserve_fill) and releases it too.
 void FillAfterReply(Engine& e, Segment seg, SectorBits fill, AlignedBuffer data) {
   Shard& shard = e.shard_for(seg.core_line);
   uint32_t line_id;
@@ -34,6 +35,7 @@ void FillAfterReply(Engine& e, Segment seg, SectorBits fill, AlignedBuffer data)
     if (line_id != Shard::kNoLine) fill &= ~shard.valid(line_id);
   }
   if (line_id == Shard::kNoLine || fill.none()) {
+    e.release_fill(seg.bytes());
     UnlockLine(e, seg.core_line, false);
     e.inflight.fetch_sub(1, std::memory_order_release);
     return;
@@ -49,6 +51,7 @@ void FillAfterReply(Engine& e, Segment seg, SectorBits fill, AlignedBuffer data)
       e.untrust(sh, line_id);
       e.note_changed(line_id);
     }
+    e.release_fill(seg.bytes());
     UnlockLine(e, seg.core_line, false);
     e.inflight.fetch_sub(1, std::memory_order_release);
   });
@@ -86,7 +89,7 @@ void ReadLocked(Request& req, const Segment& seg) {
   std::byte* out = req.read_buf + seg.buf_offset;
   auto join = IoJoin::Make([&req, seg, from_core, pass_through](Status s) {
     Engine& e = req.engine;
-    if (!s.ok() || from_core.none() || pass_through) {
+    if (!s.ok() || from_core.none() || pass_through || !e.reserve_fill(seg.bytes())) {
       UnlockLine(e, seg.core_line, false);
       return req.segment_done(std::move(s));
     }

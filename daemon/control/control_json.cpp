@@ -46,6 +46,7 @@ json CountersToJson(const CacheCounters& c) {
   j["evictions"] = c.evictions;
   j["cleaner_writes"] = c.cleaner_writes;
   j["cleaned_lines"] = c.cleaned_lines;
+  j["fill_skipped_bytes"] = c.fill_skipped_bytes;
   j["errors"] = c.errors;
   j["flushes"] = c.flushes;
   j["discards"] = c.discards;

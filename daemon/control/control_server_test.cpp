@@ -199,6 +199,7 @@ TEST_F(ControlServerTest, StatsReportsEveryCounterInOrder) {
                       &c.ssd_persist_errors, &c.ssd_failovers}) {
     *f = v++;
   }
+  c.fill_skipped_bytes = 99;
   target_.set_counters(c);
   PolicyReport report;
   report.admission = "always";
@@ -226,7 +227,7 @@ TEST_F(ControlServerTest, StatsReportsEveryCounterInOrder) {
             R"("write_miss_bytes":11,"bytes_read_ssd":12,"bytes_written_ssd":13,)"
             R"("bytes_read_core":14,"bytes_written_core":15,"lines_total":16,"lines_used":17,)"
             R"("lines_dirty":18,"dirty_sectors":19,"lines_untrusted":0,"evictions":20,"cleaner_writes":21,)"
-            R"("cleaned_lines":22,"errors":23,"flushes":24,"discards":25,"write_zeroes":26,)"
+            R"("cleaned_lines":22,"fill_skipped_bytes":99,"errors":23,"flushes":24,"discards":25,"write_zeroes":26,)"
             R"("ssd_read_errors":27,"ssd_write_errors":28,"ssd_persist_errors":29,)"
             R"("ssd_failovers":30,)"
             R"("policy_counters":{"admission":{"admitted":30,"refused":0},)"

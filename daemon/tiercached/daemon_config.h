@@ -62,6 +62,9 @@ struct DaemonConfig {
   // read the first blocks the cache lacks (CacheOptions::stream_readahead_bytes); 0: off.
   // Unset: the engine's default (4 MiB).
   std::optional<uint64_t> stream_readahead_bytes;
+  // --fill-backlog SIZE: read-miss data waiting for the SSD beyond which further misses are not
+  // cached (CacheOptions::max_fill_backlog_bytes). Unset: the engine's default (64 MiB).
+  std::optional<uint64_t> fill_backlog_bytes;
   // --metrics [HOST:]PORT: serve the Prometheus text at http://HOST:PORT/metrics, HOST 127.0.0.1
   // unless given; stored as HOST:PORT (MetricsListenAddress). Empty: off (default).
   std::string metrics_listen;

@@ -34,6 +34,11 @@ Status CheckSeqCutoff(const DaemonConfig& c) {
   return CheckPolicy(o);
 }
 
+Status CheckFillBacklog(const DaemonConfig& c) {
+  if (*c.fill_backlog_bytes >= 4096) return Status::Ok();
+  return Status::InvalidArgument("the fill backlog must be at least 4K");
+}
+
 Status CheckLogLevel(const DaemonConfig& c) {
   if (ParseLogLevel(c.log_level_name)) return Status::Ok();
   return Status::InvalidArgument("'" + c.log_level_name + "' is not debug, info, warn or error");
@@ -118,6 +123,10 @@ std::vector<DaemonOption> MakeOptions() {
       {"stream-readahead", "", &C::stream_readahead_bytes,
        "have the HDD read ahead of a read stream this far before it leaves the cached blocks, "
        "e.g. 4M (0: off; default 4M)"},
+      {"fill-backlog", "", &C::fill_backlog_bytes,
+       "serve read misses without caching them while this much of earlier misses' data waits "
+       "for the SSD, e.g. 64M (at least 4K; default 64M)",
+       std::nullopt, CheckFillBacklog},
       {"metrics", "", &C::metrics_listen,
        "serve Prometheus metrics at http://[HOST:]PORT/metrics (HOST default 127.0.0.1)",
        std::nullopt, CheckMetrics},

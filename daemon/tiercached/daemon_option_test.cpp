@@ -37,7 +37,7 @@ TEST(DaemonOptionTest, NamesAreUniqueFlagNames) {
     EXPECT_EQ(o.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz-"), std::string::npos);
     EXPECT_FALSE(o.help.empty()) << o.name;
   }
-  EXPECT_EQ(names.size(), 33u);  // one per DaemonConfig field but log_level and io_backend, parsed from their names
+  EXPECT_EQ(names.size(), 34u);  // one per DaemonConfig field but log_level and io_backend, parsed from their names
   EXPECT_EQ(FindDaemonOption("config"), nullptr);  // names the file; not an option in it
 }
 
@@ -75,6 +75,9 @@ TEST(DaemonOptionTest, ApplyChecksEachKind) {
   EXPECT_EQ(apply("stream-readahead", "2X"),
             "InvalidArgument: invalid size '2X': unknown suffix 'X' (use K, M, G or T; powers of "
             "1024)");
+  EXPECT_EQ(apply("fill-backlog", "16M"), "OK");
+  EXPECT_EQ(c.fill_backlog_bytes, std::optional<uint64_t>(16u << 20));
+  EXPECT_EQ(apply("fill-backlog", "1K"), "InvalidArgument: the fill backlog must be at least 4K");
   EXPECT_EQ(apply("admission", "nope"),
             "InvalidArgument: unknown admission policy 'nope' (always, nhit, adaptive)");
 }
