@@ -523,6 +523,34 @@ TEST_F(CacheTest, FillsBeyondTheBacklogAreSkippedAndCounted) {
   EXPECT_EQ(C().read_hit_bytes, 6 * kLine);
 }
 
+// Write-back writes over trusted lines move their blocks to fresh lines; the old lines' free
+// records share one persist (page writes and three SSD flushes) within kLimboPersistDelay while
+// the shard's reserve is not half in limbo, instead of a persist each.
+TEST_F(CacheTest, FreeRecordsOfMovedLinesShareOnePersist) {
+  CacheOptions o = Deterministic();
+  o.shards = 1;
+  o.policies.admission = "always";
+  o.policies.sequential = SequentialOptions{.enabled = false};
+  FormatOptions f = Mode(CacheMode::kWriteBack);
+  f.line_size = 4096;  // 16384 lines: a reserve of 64
+  h = std::make_unique<CacheHarness>(64 << 20, 64 << 20, f, o);
+  h->open();
+  auto old_data = Pattern(65, 0, 8 * 4096);
+  h->core_mem.write_now(0, old_data);
+  EXPECT_EQ(Read(0, 8 * 4096), old_data);  // filled, then trusted by a round
+  ASSERT_EQ(C().lines_untrusted, 0u);
+  const uint64_t flushes = h->ssd_mem.stats().flushes;
+  auto new_data = Pattern(66, 0, 8 * 4096);
+  for (uint64_t i = 0; i < 8; ++i) {
+    Write(i * 4096, std::vector<std::byte>(new_data.begin() + i * 4096,
+                                           new_data.begin() + (i + 1) * 4096));
+  }
+  EXPECT_EQ(h->ssd_mem.stats().flushes, flushes);  // nothing persisted yet
+  h->loop.run_for(Engine::kLimboPersistDelay);
+  EXPECT_EQ(h->ssd_mem.stats().flushes, flushes + 3);  // one persist for the 8 moves
+  EXPECT_EQ(Read(0, 8 * 4096), new_data);
+}
+
 // lines_untrusted counts lines a crash would forget now; trust_interval 0 never trusts them
 // before a clean close, so a crash comes back without its clean lines (the old behaviour).
 TEST_F(CacheTest, WithoutTrustRoundsACrashForgetsCleanLines) {

@@ -125,7 +125,7 @@ uint32_t Engine::allocate_line(Shard& shard, uint64_t core_line) {
       store->mark_changed(to_limbo);
       shard.add_limbo(to_limbo, persist_started_ + 1);
     }
-    request_persist();
+    persist_limbo_soon(shard);
   } else if (id == Shard::kNoLine && shard.limbo_lines() > 0) {
     request_persist();  // the reserve is in limbo: free it
   }
@@ -146,7 +146,7 @@ uint32_t Engine::move_to_new_line(Shard& shard, uint32_t id) {
     shard.add_limbo(id, persist_started_ + 1);
   }
   note_changed(moved);
-  request_persist();
+  persist_limbo_soon(shard);
   trust_flusher->note_untrusted();
   return moved;
 }
@@ -176,6 +176,18 @@ void Engine::request_persist() {
   options.background_loop->post([this] {
     persist_requested_.store(false, std::memory_order_release);
     persist([this](Status) { inflight.fetch_sub(1, std::memory_order_release); });
+  });
+}
+
+void Engine::persist_limbo_soon(Shard& shard) {
+  if (shard.limbo_lines() * 2 >= shard.reserve()) return request_persist();
+  if (limbo_persist_armed_.exchange(true, std::memory_order_acq_rel)) return;
+  inflight.fetch_add(1, std::memory_order_relaxed);  // close() waits for the timer
+  EventLoop& loop = *options.background_loop;
+  loop.schedule_at(loop.clock().now() + kLimboPersistDelay, [this] {
+    limbo_persist_armed_.store(false, std::memory_order_release);
+    request_persist();
+    inflight.fetch_sub(1, std::memory_order_release);
   });
 }
 

@@ -113,6 +113,8 @@ class Engine {
   void visit_policy_counters(const CounterVisitor& visit_admission,
                              const CounterVisitor& visit_replacement) const;
 
+  // How long the free record of a line put in limbo may wait for company (persist_limbo_soon).
+  static constexpr Nanos kLimboPersistDelay = std::chrono::milliseconds(50);
   // Writes staged records and flushes the SSD; then every record staged before the call is durable.
   void persist(IoCallback done);
   // FLUSH: every write completed before the call becomes durable (core flushed, SSD records persisted).
@@ -133,12 +135,19 @@ class Engine {
   void fill_records(uint64_t first, std::span<LineRecord> out);
   // Starts a persist soon on the background loop (one at a time), for lines in limbo.
   void request_persist();
+  // REQUIRES shard.mu. A line of `shard` went to limbo: persists at once when half the shard's
+  // reserve waits there, else within kLimboPersistDelay, so that the free records of many moves
+  // and evictions share one persist (its page writes and its three SSD flushes). A write or
+  // flush that needs a limbo line's record durable persists without waiting for the delay.
+  void persist_limbo_soon(Shard& shard);
+
   // Marks the untrusted lines of every shard as trust candidates; returns how many.
   uint64_t mark_trust_candidates();
   // Marks trust candidates, flushes the core, then trusts the candidates no change touched and
   // persists them.
   void mark_then_trust(IoCallback done);
   std::atomic<bool> persist_requested_{false};
+  std::atomic<bool> limbo_persist_armed_{false};
 
   std::vector<std::unique_ptr<Shard>> shards_;
   uint32_t lines_per_shard_ = 1;

@@ -48,6 +48,7 @@ class Shard {
   // Lines the policies fill: all but the reserve kept durably free, so a miss does not wait for
   // the persist that frees its victim.
   uint32_t capacity() const { return slots_.size() - reserve_; }
+  uint32_t reserve() const { return reserve_; }
   // Write-back over a whole trusted line: maps the line's core line to a fresh (durably free,
   // untrusted) line instead and puts line `id` in limbo, so the write need not wait for an
   // untrust persist; the caller stages `id`'s free record and calls add_limbo(). A crash before
