@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "cachelib/common/pooled_once.h"
 #include "daemon/nbd/nbd_constants.h"
 
 namespace tiercache::nbd {
@@ -290,10 +291,11 @@ void Connection::Dispatch(IoBuffer payload) {
   }
   ++in_flight_;
   const uint64_t cost = Cost(current_, options_.range_chunk_bytes);
+  // Pooled: a shared_ptr and the cost are too big for std::function's inline buffer.
   executor_->Execute(current_.command, std::move(payload),
-                     [self = shared_from_this(), cost](IoBuffer reply) {
+                     PooledOnce([self = shared_from_this(), cost](IoBuffer reply) {
                        self->OnReply(std::move(reply), cost);
-                     });
+                     }));
 }
 
 void Connection::OnReply(IoBuffer reply, uint64_t cost) {
@@ -320,11 +322,11 @@ void Connection::ScheduleFlush() {
   if (flush_posted_ || out_.empty()) return;
   flush_posted_ = true;
   // Posted, so every reply completed in this round of the loop goes out in one sendmsg.
-  loop_.post([self = shared_from_this()] {
+  loop_.post(PooledOnce([self = shared_from_this()] {
     self->flush_posted_ = false;
     self->FlushOutput();
     self->AfterIo();
-  });
+  }));
 }
 
 void Connection::FlushOutput() {

@@ -17,7 +17,12 @@ void OutputQueue::Append(IoBuffer buf) {
 void OutputQueue::Append(IoBuffer buf, size_t length) {
   if (length == 0) return;
   bytes_ += length;
-  chunks_.push_back(Chunk{std::move(buf), length, 0, false});
+  Push(Chunk{std::move(buf), length, 0, false});
+}
+
+void OutputQueue::Push(Chunk chunk) {
+  if (chunks_.full()) chunks_.set_capacity(chunks_.capacity() * 2);
+  chunks_.push_back(std::move(chunk));
 }
 
 void OutputQueue::AppendCopy(std::span<const std::byte> bytes) {
@@ -33,7 +38,7 @@ void OutputQueue::AppendCopy(std::span<const std::byte> bytes) {
   }
   Chunk chunk{IoBuffer::Allocate(std::max(kSmallChunk, bytes.size())), bytes.size(), 0, true};
   std::memcpy(chunk.buf.data(), bytes.data(), bytes.size());
-  chunks_.push_back(std::move(chunk));
+  Push(std::move(chunk));
 }
 
 void OutputQueue::Consume(size_t n) {

@@ -4,8 +4,8 @@
 // Owned by one connection; not thread-safe.
 #pragma once
 
+#include <boost/circular_buffer.hpp>
 #include <cstddef>
-#include <deque>
 #include <span>
 
 #include "cachelib/common/status.h"
@@ -38,8 +38,11 @@ class OutputQueue {
     bool packed = false;  // a shared chunk that AppendCopy may extend
   };
   void Consume(size_t n);
+  void Push(Chunk chunk);
 
-  std::deque<Chunk> chunks_;
+  // A ring that doubles when full and never shrinks: a std::deque allocates and frees a block
+  // every few hundred replies; this allocates only while the queue reaches a new length.
+  boost::circular_buffer<Chunk> chunks_{64};
   size_t bytes_ = 0;
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 
+#include "cachelib/common/slot_pool.h"
 #include "daemon/nbd/reply.h"
 
 namespace tiercache::nbd {
@@ -16,6 +17,11 @@ struct RequestExecutor::Pending {
   ReplyFn done;
   uint64_t submitted = 0;  // range commands: bytes already handed to the Device
 };
+
+void RequestExecutor::PendingDelete::operator()(Pending* p) const {
+  p->~Pending();
+  SlotPool::Release(p, sizeof(Pending));
+}
 
 namespace {
 
@@ -46,7 +52,7 @@ RequestExecutor::RequestExecutor(Device& device, const Negotiated& negotiated,
           device.block_size(), range_chunk_bytes - range_chunk_bytes % device.block_size())) {}
 
 void RequestExecutor::Execute(const Command& cmd, IoBuffer payload, ReplyFn done) {
-  auto p = std::make_unique<Pending>();
+  PendingPtr p(new (SlotPool::Allocate(sizeof(Pending))) Pending());
   p->cmd = cmd;
   p->structured = structured_;
   p->buf = std::move(payload);
@@ -58,20 +64,20 @@ IoBuffer RequestExecutor::ErrorFor(const Command& cmd, const Status& status) con
   return StatusReply(cmd, structured_, status);
 }
 
-IoCallback RequestExecutor::ReplyWithStatus(std::unique_ptr<Pending> p) {
+IoCallback RequestExecutor::ReplyWithStatus(PendingPtr p) {
   return [raw = p.release()](Status s) {
-    std::unique_ptr<Pending> owned(raw);
+    PendingPtr owned(raw);
     owned->done(StatusReply(owned->cmd, owned->structured, s));
   };
 }
 
-void RequestExecutor::Read(std::unique_ptr<Pending> p) {
+void RequestExecutor::Read(PendingPtr p) {
   const size_t header = ReadReplyHeaderSize(structured_);
   p->buf = IoBuffer::AllocateAligned(header, p->cmd.length);
   std::span<std::byte> data = p->buf.span().subspan(header);
   uint64_t offset = p->cmd.offset;
   device_.read(offset, data, [raw = p.release()](Status s) {
-    std::unique_ptr<Pending> owned(raw);
+    PendingPtr owned(raw);
     const Command& c = owned->cmd;
     if (!s.ok()) return owned->done(StatusReply(c, owned->structured, s));
     EncodeReadReplyHeader(owned->buf.data(), owned->structured, c.cookie, c.offset, c.length);
@@ -79,22 +85,22 @@ void RequestExecutor::Read(std::unique_ptr<Pending> p) {
   });
 }
 
-void RequestExecutor::Write(std::unique_ptr<Pending> p) {
+void RequestExecutor::Write(PendingPtr p) {
   std::span<const std::byte> data = p->buf.span();
   uint64_t offset = p->cmd.offset;
   WriteFlags flags = p->cmd.write_flags;
   device_.write(offset, data, flags, ReplyWithStatus(std::move(p)));
 }
 
-void RequestExecutor::Flush(std::unique_ptr<Pending> p) {
+void RequestExecutor::Flush(PendingPtr p) {
   device_.flush(ReplyWithStatus(std::move(p)));
 }
 
-void RequestExecutor::Trim(std::unique_ptr<Pending> p) { NextChunk(std::move(p)); }
+void RequestExecutor::Trim(PendingPtr p) { NextChunk(std::move(p)); }
 
-void RequestExecutor::Cache(std::unique_ptr<Pending> p) { NextChunk(std::move(p)); }
+void RequestExecutor::Cache(PendingPtr p) { NextChunk(std::move(p)); }
 
-void RequestExecutor::WriteZeroes(std::unique_ptr<Pending> p) {
+void RequestExecutor::WriteZeroes(PendingPtr p) {
   if (p->cmd.fast_zero) {
     // We cannot promise zeroing is faster than writing: fail fast, touch nothing.
     p->done(StatusReply(p->cmd, structured_, Status::NotSupported("fast zero not supported")));
@@ -103,7 +109,7 @@ void RequestExecutor::WriteZeroes(std::unique_ptr<Pending> p) {
   NextChunk(std::move(p));
 }
 
-void RequestExecutor::NextChunk(std::unique_ptr<Pending> p) {
+void RequestExecutor::NextChunk(PendingPtr p) {
   const Command& c = p->cmd;
   if (p->submitted == c.length) return FinishRange(std::move(p));
   const uint64_t offset = c.offset + p->submitted;
@@ -111,7 +117,7 @@ void RequestExecutor::NextChunk(std::unique_ptr<Pending> p) {
   const Op op = c.op;
   p->submitted += length;
   IoCallback next = [this, raw = p.release()](Status s) {
-    std::unique_ptr<Pending> owned(raw);
+    PendingPtr owned(raw);
     if (!s.ok()) return owned->done(StatusReply(owned->cmd, owned->structured, s));
     NextChunk(std::move(owned));
   };
@@ -121,7 +127,7 @@ void RequestExecutor::NextChunk(std::unique_ptr<Pending> p) {
   device_.prefetch(offset, length, std::move(next));
 }
 
-void RequestExecutor::FinishRange(std::unique_ptr<Pending> p) {
+void RequestExecutor::FinishRange(PendingPtr p) {
   // FUA on a range: one flush once every chunk completed (Device::discard has no FUA at all).
   if (p->cmd.write_flags.fua && p->cmd.op != Op::kCache) {
     device_.flush(ReplyWithStatus(std::move(p)));
@@ -130,12 +136,12 @@ void RequestExecutor::FinishRange(std::unique_ptr<Pending> p) {
   p->done(StatusReply(p->cmd, structured_, Status::Ok()));
 }
 
-void RequestExecutor::BlockStatus(std::unique_ptr<Pending> p) {
+void RequestExecutor::BlockStatus(PendingPtr p) {
   // base:allocation: the whole requested range is allocated data (flags 0), one extent.
   p->done(BlockStatusReply(p->cmd.cookie, kBaseAllocationId, p->cmd.length, 0));
 }
 
-void RequestExecutor::Unexpected(std::unique_ptr<Pending> p) {
+void RequestExecutor::Unexpected(PendingPtr p) {
   assert(false && "NBD_CMD_DISC is not executed");
   p->done(StatusReply(p->cmd, structured_, Status::InvalidArgument("not executable")));
 }

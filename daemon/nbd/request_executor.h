@@ -33,24 +33,29 @@ class RequestExecutor {
 
  private:
   struct Pending;
-  using Handler = void (RequestExecutor::*)(std::unique_ptr<Pending>);
+  // Pendings live in the loop's SlotPool: one per request, so a request costs no heap allocation.
+  struct PendingDelete {
+    void operator()(Pending* p) const;
+  };
+  using PendingPtr = std::unique_ptr<Pending, PendingDelete>;
+  using Handler = void (RequestExecutor::*)(PendingPtr);
   static const Handler kHandlers[];
 
-  void Read(std::unique_ptr<Pending> p);
-  void Write(std::unique_ptr<Pending> p);
-  void Flush(std::unique_ptr<Pending> p);
-  void Trim(std::unique_ptr<Pending> p);
-  void Cache(std::unique_ptr<Pending> p);
-  void WriteZeroes(std::unique_ptr<Pending> p);
-  void BlockStatus(std::unique_ptr<Pending> p);
+  void Read(PendingPtr p);
+  void Write(PendingPtr p);
+  void Flush(PendingPtr p);
+  void Trim(PendingPtr p);
+  void Cache(PendingPtr p);
+  void WriteZeroes(PendingPtr p);
+  void BlockStatus(PendingPtr p);
   // Submits the next chunk of a range command, or finishes it once every chunk succeeded.
   // The first error ends the command and is its reply.
-  void NextChunk(std::unique_ptr<Pending> p);
-  void FinishRange(std::unique_ptr<Pending> p);
-  void Unexpected(std::unique_ptr<Pending> p);
+  void NextChunk(PendingPtr p);
+  void FinishRange(PendingPtr p);
+  void Unexpected(PendingPtr p);
 
   // A device callback that replies with the status (success or error) and frees `p`.
-  static IoCallback ReplyWithStatus(std::unique_ptr<Pending> p);
+  static IoCallback ReplyWithStatus(PendingPtr p);
 
   Device& device_;
   const bool structured_;
