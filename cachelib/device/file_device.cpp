@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "cachelib/common/event_loop.h"
+#include "cachelib/common/slot_pool.h"
 #include "cachelib/device/aio_context.h"
 #include "cachelib/device/blocking_worker.h"
 #include "cachelib/device/uring_context.h"
@@ -153,7 +154,20 @@ struct FileDevice::Transfer {
   int rw_flags = 0;
   bool sync_after = false;  // emulated FUA: fdatasync once the data is written
   IoCallback cb;
+  // Where the chunk in flight completes: its callback holds only this Transfer's address, small
+  // enough for std::function's inline buffer.
+  FileDevice* device = nullptr;
+  IoQueue* queue = nullptr;
 };
+
+void FileDevice::TransferDelete::operator()(Transfer* t) const {
+  t->~Transfer();
+  SlotPool::Release(t, sizeof(Transfer));
+}
+
+FileDevice::TransferPtr FileDevice::NewTransfer() {
+  return TransferPtr(new (SlotPool::Allocate(sizeof(Transfer))) Transfer());
+}
 
 Result<std::unique_ptr<FileDevice>> FileDevice::Open(const std::string& path,
                                                      const FileDeviceOptions& options) {
@@ -261,7 +275,7 @@ Status FileDevice::read_only_error(const char* op) const {
 void FileDevice::read_impl(uint64_t offset, std::span<std::byte> buf, IoCallback cb) {
   auto ctx = context_for_current_loop();
   if (!ctx.ok()) return complete_later(std::move(cb), ctx.status());
-  auto t = std::make_shared<Transfer>();
+  auto t = NewTransfer();
   t->offset = offset;
   t->length = buf.size();
   t->data = buf.data();
@@ -280,7 +294,7 @@ void FileDevice::write_impl(uint64_t offset, std::span<const std::byte> buf, Wri
   if (options_.read_only) return complete_later(std::move(cb), read_only_error("write"));
   auto ctx = context_for_current_loop();
   if (!ctx.ok()) return complete_later(std::move(cb), ctx.status());
-  auto t = std::make_shared<Transfer>();
+  auto t = NewTransfer();
   t->is_write = true;
   t->offset = offset;
   t->length = buf.size();
@@ -303,7 +317,7 @@ void FileDevice::write_impl(uint64_t offset, std::span<const std::byte> buf, Wri
   submit_chunk(**ctx, std::move(t));
 }
 
-void FileDevice::submit_chunk(IoQueue& ctx, std::shared_ptr<Transfer> t) {
+void FileDevice::submit_chunk(IoQueue& ctx, TransferPtr t) {
   IoOp op;
   op.kind = t->is_write ? IoOp::Kind::kWrite : IoOp::Kind::kRead;
   op.fd = fd_;
@@ -317,11 +331,15 @@ void FileDevice::submit_chunk(IoQueue& ctx, std::shared_ptr<Transfer> t) {
   }
   op.offset = t->offset + t->done;
   op.rw_flags = t->rw_flags;
-  op.done = [this, &ctx, t](long res) { on_chunk_done(ctx, t, res); };
+  t->device = this;
+  t->queue = &ctx;
+  op.done = [raw = t.release()](long res) {
+    raw->device->on_chunk_done(*raw->queue, TransferPtr(raw), res);
+  };
   ctx.submit(std::move(op));
 }
 
-void FileDevice::on_chunk_done(IoQueue& ctx, std::shared_ptr<Transfer> t, long res) {
+void FileDevice::on_chunk_done(IoQueue& ctx, TransferPtr t, long res) {
   if (res == -EINVAL && (t->rw_flags & RWF_DSYNC) != 0) {
     // A kernel without per-request RWF_DSYNC: emulate FUA from now on.
     native_fua_.store(false, std::memory_order_relaxed);
@@ -344,12 +362,14 @@ void FileDevice::on_chunk_done(IoQueue& ctx, std::shared_ptr<Transfer> t, long r
   t->done += static_cast<size_t>(res);
   if (t->done < t->length) return submit_chunk(ctx, std::move(t));  // short transfer
   if (t->sync_after) {
-    return datasync(ctx, [this, &ctx, t](Status s) { finish_transfer(t, std::move(s)); });
+    return datasync(ctx, [this, raw = t.release()](Status s) {
+      finish_transfer(TransferPtr(raw), std::move(s));
+    });
   }
   finish_transfer(std::move(t), Status::Ok());
 }
 
-void FileDevice::finish_transfer(std::shared_ptr<Transfer> t, Status s) {
+void FileDevice::finish_transfer(TransferPtr t, Status s) {
   if (s.ok() && !t->copy_out.empty()) {
     std::memcpy(t->copy_out.data(), t->bounce.get(), t->copy_out.size());
   }
@@ -458,7 +478,7 @@ void FileDevice::write_zeroes_impl(uint64_t offset, uint64_t length, WriteFlags 
 
 void FileDevice::write_zero_buffers(IoQueue& ctx, uint64_t offset, uint64_t length,
                                     WriteFlags flags, IoCallback cb) {
-  auto t = std::make_shared<Transfer>();
+  auto t = NewTransfer();
   t->is_write = true;
   t->offset = offset;
   t->length = length;

@@ -89,6 +89,12 @@ class FileDevice final : public Device {
 
  private:
   struct Transfer;
+  // Transfers live in the loop's SlotPool: one per operation, so an I/O costs no heap allocation.
+  struct TransferDelete {
+    void operator()(Transfer* t) const;
+  };
+  using TransferPtr = std::unique_ptr<Transfer, TransferDelete>;
+  static TransferPtr NewTransfer();
 
   FileDevice(const std::string& path, int fd, uint64_t size, uint32_t block_size,
              bool is_block_device, const FileDeviceOptions& options, bool uring);
@@ -98,9 +104,9 @@ class FileDevice final : public Device {
   Result<std::unique_ptr<IoQueue>> make_queue(EventLoop& loop);
   Status read_only_error(const char* op) const;
 
-  void submit_chunk(IoQueue& ctx, std::shared_ptr<Transfer> t);
-  void on_chunk_done(IoQueue& ctx, std::shared_ptr<Transfer> t, long res);
-  void finish_transfer(std::shared_ptr<Transfer> t, Status s);
+  void submit_chunk(IoQueue& ctx, TransferPtr t);
+  void on_chunk_done(IoQueue& ctx, TransferPtr t, long res);
+  void finish_transfer(TransferPtr t, Status s);
   // fdatasync without blocking the loop: through the queue, else on the helper thread.
   void datasync(IoQueue& ctx, IoCallback cb);
   void datasync_on_worker(IoQueue& ctx, IoCallback cb);
