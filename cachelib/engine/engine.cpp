@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstdlib>
 
 #include "cachelib/common/event_loop.h"
 
@@ -42,6 +43,7 @@ Engine::Engine(Device& ssd_dev, Device& core_dev, std::unique_ptr<MetadataStore>
 Engine::~Engine() = default;
 
 Status Engine::init() {
+  if (const char* e = std::getenv("TIERCACHE_SHARD_CHUNK_SHIFT")) shard_chunk_shift_ = std::atoi(e);  // TEMP
   TC_RETURN_IF_ERROR(policies.validate());
   TC_RETURN_IF_ERROR(cleaner->init());
   const uint64_t total = std::max<uint64_t>(1, store->line_count());

@@ -61,9 +61,16 @@ class Engine {
   // record source.
   void load_records();
 
+  // Core lines go to shards by chunks of 2^kShardChunkShift consecutive lines (hashed, to spread
+  // the chunks): a sequential fill then takes consecutive SSD lines of one shard (Shard::allocate
+  // continues after its last line), and reading the chunk back becomes one SSD read (the device
+  // queue merges contiguous operations; docs/performance.md "Sequential reads").
+  static constexpr uint32_t kShardChunkShift = 4;
   Shard& shard_for(uint64_t core_line) {
-    return *shards_[(core_line * 0x9E3779B97F4A7C15ull >> 32) % shards_.size()];
+    const uint64_t chunk = core_line >> shard_chunk_shift_;
+    return *shards_[(chunk * 0x9E3779B97F4A7C15ull >> 32) % shards_.size()];
   }
+  uint32_t shard_chunk_shift_ = kShardChunkShift;  // TEMP experiment
   // The shard owning cache line `id`.
   Shard& shard_of(uint32_t id) { return *shards_[id / lines_per_shard_]; }
   std::vector<std::unique_ptr<Shard>>& shards() { return shards_; }
