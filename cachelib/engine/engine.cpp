@@ -1,8 +1,8 @@
 #include "cachelib/engine/engine.h"
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
-#include <cstdlib>
 
 #include "cachelib/common/event_loop.h"
 
@@ -43,7 +43,6 @@ Engine::Engine(Device& ssd_dev, Device& core_dev, std::unique_ptr<MetadataStore>
 Engine::~Engine() = default;
 
 Status Engine::init() {
-  if (const char* e = std::getenv("TIERCACHE_SHARD_CHUNK_SHIFT")) shard_chunk_shift_ = std::atoi(e);  // TEMP
   TC_RETURN_IF_ERROR(policies.validate());
   TC_RETURN_IF_ERROR(cleaner->init());
   const uint64_t total = std::max<uint64_t>(1, store->line_count());
@@ -51,6 +50,7 @@ Status Engine::init() {
   // A shard indexes at most LineIndex::kMaxSlots lines: huge caches get more shards.
   n = std::max<uint64_t>(n, (total + LineIndex::kMaxSlots - 1) / LineIndex::kMaxSlots);
   lines_per_shard_ = uint32_t((total + n - 1) / n);
+  chunk_shift_ = line_size >= kShardChunkBytes ? 0 : std::countr_zero(kShardChunkBytes / line_size);
   for (uint64_t first = 0; first < store->line_count(); first += lines_per_shard_) {
     uint32_t count = uint32_t(std::min<uint64_t>(lines_per_shard_, store->line_count() - first));
     auto made = MakeShardPolicies(policies, count);
