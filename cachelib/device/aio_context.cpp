@@ -31,12 +31,23 @@ void AioContext::prepare(uint32_t slot) {
   while (cbs_.size() <= slot) cbs_.emplace_back();
   iocb* cb = &cbs_[slot];
   IoOp& o = held(slot);
+  const std::span<const iovec> iov = held_iov(slot);
+  const auto offset = static_cast<long long>(o.offset);
+  const int nr_vecs = static_cast<int>(iov.size());
   switch (o.kind) {
     case IoOp::Kind::kRead:
-      io_prep_pread(cb, o.fd, o.buf, o.length, static_cast<long long>(o.offset));
+      if (iov.empty()) {
+        io_prep_pread(cb, o.fd, o.buf, o.length, offset);
+      } else {
+        io_prep_preadv(cb, o.fd, iov.data(), nr_vecs, offset);
+      }
       break;
     case IoOp::Kind::kWrite:
-      io_prep_pwrite(cb, o.fd, o.buf, o.length, static_cast<long long>(o.offset));
+      if (iov.empty()) {
+        io_prep_pwrite(cb, o.fd, o.buf, o.length, offset);
+      } else {
+        io_prep_pwritev(cb, o.fd, iov.data(), nr_vecs, offset);
+      }
       break;
     case IoOp::Kind::kDatasync:
       io_prep_fdsync(cb, o.fd);

@@ -1,6 +1,7 @@
 // AioContext: an IoQueue over one Linux AIO context (io_setup), the fallback where io_uring is
-// missing or refused. Each round's operations go to the kernel in one io_submit; completions are
-// signalled on the IoQueue's eventfd (io_set_eventfd) and read with io_getevents.
+// missing or refused. Each round's operations (merged ones as preadv/pwritev when their buffers
+// are apart) go to the kernel in one io_submit; completions are signalled on the IoQueue's
+// eventfd (io_set_eventfd) and read with io_getevents.
 // Owned by FileDevice; used only on its loop's thread (not thread-safe).
 #pragma once
 

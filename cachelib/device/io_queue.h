@@ -1,16 +1,20 @@
 // IoQueue: what a per-loop kernel I/O queue does whatever the kernel interface: at most
 // queue_depth operations in the kernel and a FIFO beyond, operations started during one loop
-// round handed to the kernel together at the end of the round, completions watched through an
-// eventfd on the loop, and the counters that give the mean device queue depth. AioContext (libaio)
-// and UringContext (io_uring) say how operations reach the kernel and how they come back.
+// round handed to the kernel together at the end of the round (contiguous reads or writes of one
+// round merged into one kernel operation), completions watched through an eventfd on the loop,
+// and the counters that give the mean device queue depth. AioContext (libaio) and UringContext
+// (io_uring) say how operations reach the kernel and how they come back.
 // Owned by FileDevice; used only on its loop's thread, except counters() (any thread).
 #pragma once
+
+#include <sys/uio.h>
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <span>
 #include <vector>
 
 #include "cachelib/common/event_loop.h"
@@ -39,6 +43,9 @@ struct IoQueueCounters {
   // in_flight_sum / rounds is the mean queue depth the device sees (fio's "IO depths" samples
   // the same moment).
   uint64_t in_flight_sum = 0;
+  // Operations that joined the contiguous one before them in their round instead of taking a
+  // kernel operation of their own (ops counts the merged operation once).
+  uint64_t merged = 0;
 
   IoQueueCounters& operator+=(const IoQueueCounters& o);
 };
@@ -52,14 +59,22 @@ class IoQueue {
 
   EventLoop& loop() { return loop_; }
   // Starts `op` in this round, or queues it behind the waiting ones when queue_depth operations
-  // are in the kernel.
+  // are in the kernel. A read or write that continues the file range of the last operation started
+  // in this round (same fd, kind and rw_flags; up to kMaxMergeBytes and kMaxMergeParts) joins it:
+  // one kernel operation, vectored if the buffers are not contiguous. Each part's `done` then gets
+  // its own share of the result, in file order: its length, the partial count of a short transfer
+  // (parts the transfer did not reach are submitted again on their own), or the error.
   void submit(IoOp op);
+
+  // A merged operation moves at most this much, in at most this many parts (IOV_MAX is 1024).
+  static constexpr size_t kMaxMergeBytes = size_t{1} << 20;
+  static constexpr size_t kMaxMergeParts = 256;
   // Stops watching the eventfd. REQUIRES: called on the loop's thread.
   void unwatch();
 
   // "io_uring" or "libaio".
   virtual const char* backend_name() const = 0;
-  // Operations started: in the kernel, or prepared for this round's submission.
+  // Kernel operations started (a merged one counts once): in the kernel, or in this round.
   uint32_t in_flight() const { return in_flight_; }
   size_t waiting() const { return waiting_.size(); }
   // A snapshot; thread-safe (relaxed: exact once quiescent).
@@ -73,38 +88,58 @@ class IoQueue {
   int eventfd() const { return eventfd_; }
   uint32_t queue_depth() const { return queue_depth_; }
 
-  // Prepares the operation held in `slot` for this round's submission (in_flight counts it).
+  // Prepares the operation held in `slot` for this round's submission (in_flight counts it):
+  // held(slot) says what, and held_iov(slot) the buffers when it is vectored.
   virtual void prepare(uint32_t slot) = 0;
   // Gives every prepared operation to the kernel, also those prepared while it runs.
   virtual void submit_prepared() = 0;
   // Completes (finish()) every operation the kernel has finished.
   virtual void reap() = 0;
 
-  // The operation in `slot`; stable until release().
-  IoOp& held(uint32_t slot) { return slots_[slot]; }
+  // The operation in `slot` (a merged one: its whole range, the first part's buf); stable until
+  // release().
+  IoOp& held(uint32_t slot) { return slots_[slot].op; }
+  // A merged operation's buffers, one per part, when they are not contiguous; else empty (use
+  // held(slot).buf). Stable until release().
+  std::span<const iovec> held_iov(uint32_t slot) const { return slots_[slot].iov; }
   // A kernel result: frees the slot and runs the operation's callback now.
   void finish(uint32_t slot, long res);
-  // Refused at submission: frees the slot; the callback runs later with `res`, never inline.
+  // Refused at submission: frees the slot; the callbacks run later with `res`, never inline.
   void refuse(uint32_t slot, long res);
   void count_submit_call(uint64_t ops);
 
  private:
+  // A kernel operation: one IoOp, or (parts not empty) contiguous ones merged, whose callbacks
+  // are the parts'.
+  struct Slot {
+    IoOp op;
+    std::vector<IoOp> parts;
+    std::vector<iovec> iov;
+  };
   void start(IoOp op);
+  // Merges `op` into the last operation of this round if it continues it (moving from `op`).
+  bool join_round(IoOp& op);
+  // Before prepare(): a merged operation's buffers, as one or as an iovec.
+  void settle_buffers(Slot& s);
   void end_round();
   void on_eventfd();
   void start_waiting();
   IoOp release(uint32_t slot);
+  // A merged operation's result, shared out to its parts in file order.
+  void fan_out(std::vector<IoOp> parts, long res);
 
   EventLoop& loop_;
   const uint32_t queue_depth_;
   const int eventfd_;
   bool watched_ = false;
   bool round_pending_ = false;  // end_round() is posted
+  bool submitting_ = false;     // end_round() is preparing and submitting: no more merging
   uint32_t in_flight_ = 0;
   std::deque<IoOp> waiting_;
-  std::deque<IoOp> slots_;      // at most queue_depth; a deque keeps references stable
+  std::deque<Slot> slots_;      // at most queue_depth; a deque keeps references stable
   std::vector<uint32_t> free_;  // indexes into slots_
-  std::atomic<uint64_t> rounds_{0}, submit_calls_{0}, ops_{0}, in_flight_sum_{0};
+  std::vector<uint32_t> round_;  // slots started this round, prepared at its end
+  std::atomic<uint64_t> rounds_{0}, submit_calls_{0}, ops_{0}, in_flight_sum_{0}, merged_{0};
 };
 
 }  // namespace tiercache

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <functional>
 #include <future>
 #include <vector>
 
@@ -63,20 +64,26 @@ class IoQueueTest : public ::testing::TestWithParam<Backend> {
     });
     return q;
   }
-  // Runs `ops` on `q` at once (one loop task); returns their results in submission order.
-  std::vector<long> RunAll(IoQueue& q, std::vector<IoOp> ops, std::vector<int>* order = nullptr) {
+  // Runs `ops` on `q` at once (one loop task), then `after_submit` in that task; returns their
+  // results in submission order. No callback may run inside that task (never inline).
+  std::vector<long> RunAll(IoQueue& q, std::vector<IoOp> ops, std::vector<int>* order = nullptr,
+                           const std::function<void()>& after_submit = {}) {
     std::vector<long> results(ops.size(), 1);
     size_t left = ops.size();
     std::promise<void> all;
+    bool submitted = false;
     loop_->run_sync([&] {
       for (size_t i = 0; i < ops.size(); ++i) {
         ops[i].done = [&, i](long res) {
+          EXPECT_TRUE(submitted) << "operation " << i << " completed inline";
           results[i] = res;
           if (order) order->push_back(int(i));
           if (--left == 0) all.set_value();
         };
         q.submit(std::move(ops[i]));
       }
+      if (after_submit) after_submit();
+      submitted = true;
     });
     all.get_future().wait();
     return results;
@@ -111,6 +118,10 @@ struct Outcome {
   std::vector<int> order;  // indexes in completion order
 };
 
+// Block read by the i-th operation of ReadAll: every other block, so that no two operations
+// continue each other (they would merge).
+int SpreadBlock(int i) { return (2 * i) % kBlocks; }
+
 // Submits `ops` one-block reads at once on a queue of `depth`; checks each read's bytes.
 Outcome ReadAll(LoopThread& loop, Backend backend, int fd, uint32_t depth, int ops) {
   std::vector<std::vector<char>> bufs(ops, std::vector<char>(4096));
@@ -123,7 +134,7 @@ Outcome ReadAll(LoopThread& loop, Backend backend, int fd, uint32_t depth, int o
     ASSERT_TRUE(c.ok()) << c.status().ToString();
     q = std::move(c).value();
     for (int i = 0; i < ops; ++i) {
-      IoOp op = Read(fd, bufs[i].data(), 4096, uint64_t(i % kBlocks) * 4096);
+      IoOp op = Read(fd, bufs[i].data(), 4096, uint64_t(SpreadBlock(i)) * 4096);
       op.done = [&, i](long res) {
         results[i] = res;
         out.order.push_back(i);
@@ -138,7 +149,7 @@ Outcome ReadAll(LoopThread& loop, Backend backend, int fd, uint32_t depth, int o
   all.get_future().wait();
   for (int i = 0; i < ops; ++i) {
     EXPECT_EQ(results[i], 4096);
-    EXPECT_EQ(bufs[i], std::vector<char>(4096, char(i % kBlocks))) << i;
+    EXPECT_EQ(bufs[i], std::vector<char>(4096, char(SpreadBlock(i)))) << i;
   }
   loop.run_sync([&] {
     out.counters = q->counters();
@@ -156,6 +167,7 @@ TEST_P(IoQueueTest, BoundsRequestsInTheKernel) {
   EXPECT_LE(o.max_in_flight, 4u);
   EXPECT_EQ(o.order.size(), 20u);
   EXPECT_EQ(o.counters.ops, 20u);
+  EXPECT_EQ(o.counters.merged, 0u);
 }
 
 TEST_P(IoQueueTest, RequestsOfOneRoundGoToTheKernelInOneSubmit) {
@@ -221,7 +233,8 @@ TEST_P(IoQueueTest, RefusedOperationInABatchFailsAloneAndTheRestRun) {
   std::vector<std::vector<char>> bufs(kOps, std::vector<char>(4096));
   std::vector<IoOp> ops;
   for (int i = 0; i < kOps; ++i) {
-    ops.push_back(Read(i == kBad ? -1 : fd_, bufs[i].data(), 4096, uint64_t(i) * 4096));
+    // Every other block: contiguous reads would merge.
+    ops.push_back(Read(i == kBad ? -1 : fd_, bufs[i].data(), 4096, uint64_t(2 * i) * 4096));
   }
   std::vector<long> results = RunAll(*q, std::move(ops));
   for (int i = 0; i < kOps; ++i) {
@@ -229,9 +242,10 @@ TEST_P(IoQueueTest, RefusedOperationInABatchFailsAloneAndTheRestRun) {
       EXPECT_EQ(results[i], -EBADF);
     } else {
       EXPECT_EQ(results[i], 4096) << i;
-      EXPECT_EQ(bufs[i], std::vector<char>(4096, char(i))) << i;
+      EXPECT_EQ(bufs[i], std::vector<char>(4096, char(2 * i))) << i;
     }
   }
+  EXPECT_EQ(q->counters().merged, 0u);
   Destroy(std::move(q));
 }
 
@@ -274,6 +288,175 @@ TEST_P(IoQueueTest, UnsupportedFlagsFailWithEopnotsupp) {
   std::vector<IoOp> v;
   v.push_back(std::move(op));
   EXPECT_EQ(RunAll(*q, std::move(v)), std::vector<long>{-EOPNOTSUPP});
+  Destroy(std::move(q));
+}
+
+// --- Merging: contiguous reads or writes of one round become one kernel operation -------------
+
+// One block of the file as SetUp wrote it.
+std::vector<char> Block(int b) { return std::vector<char>(4096, char(b)); }
+
+// Eight reads of blocks 4..11 into separate buffers: one vectored read, each part its bytes.
+TEST_P(IoQueueTest, ContiguousReadsOfOneRoundBecomeOneVectoredRead) {
+  auto q = Make(8, fd_);
+  std::vector<std::vector<char>> bufs(8, std::vector<char>(4096));
+  std::vector<IoOp> ops;
+  for (int i = 0; i < 8; ++i) ops.push_back(Read(fd_, bufs[i].data(), 4096, (4 + i) * 4096));
+  uint32_t in_flight = 0;
+  std::vector<int> order;
+  auto results = RunAll(*q, std::move(ops), &order, [&] { in_flight = q->in_flight(); });
+  EXPECT_EQ(results, std::vector<long>(8, 4096));
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(bufs[i], Block(4 + i)) << i;
+  EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));  // fanned out in file order
+  EXPECT_EQ(in_flight, 1u);
+  const IoQueueCounters c = q->counters();
+  EXPECT_EQ(c.ops, 1u);
+  EXPECT_EQ(c.merged, 7u);
+  EXPECT_EQ(c.submit_calls, 1u);
+  Destroy(std::move(q));
+}
+
+// Slices of one buffer: one plain read of the whole range.
+TEST_P(IoQueueTest, ContiguousBuffersMergeIntoOnePlainRead) {
+  auto q = Make(8, fd_);
+  std::vector<char> buf(4 * 4096);
+  std::vector<IoOp> ops;
+  for (int i = 0; i < 4; ++i) ops.push_back(Read(fd_, buf.data() + i * 4096, 4096, (30 + i) * 4096));
+  EXPECT_EQ(RunAll(*q, std::move(ops)), std::vector<long>(4, 4096));
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(std::vector<char>(buf.begin() + i * 4096, buf.begin() + (i + 1) * 4096), Block(30 + i));
+  }
+  EXPECT_EQ(q->counters().ops, 1u);
+  EXPECT_EQ(q->counters().merged, 3u);
+  Destroy(std::move(q));
+}
+
+// Only an operation continuing the round's last one merges: reads 0, 1 (joins 0), 3 (gap), 2
+// (before 3), 3 again through another fd, a datasync, then 4 (after the datasync): five operations.
+TEST_P(IoQueueTest, OnlyTheRoundsLastOperationIsContinued) {
+  auto q = Make(16, fd_);
+  const int other = dup(fd_);
+  ASSERT_GE(other, 0);
+  std::vector<std::vector<char>> bufs(6, std::vector<char>(4096));
+  std::vector<IoOp> ops;
+  const int blocks[] = {0, 1, 3, 2, 3, 4};
+  for (int i = 0; i < 6; ++i) {
+    ops.push_back(Read(i == 4 ? other : fd_, bufs[i].data(), 4096, blocks[i] * 4096));
+  }
+  IoOp sync;
+  sync.kind = IoOp::Kind::kDatasync;
+  sync.fd = fd_;
+  ops.insert(ops.begin() + 5, std::move(sync));
+  auto results = RunAll(*q, std::move(ops));
+  EXPECT_EQ(results, (std::vector<long>{4096, 4096, 4096, 4096, 4096, 0, 4096}));
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(bufs[i], Block(blocks[i])) << i;
+  EXPECT_EQ(q->counters().ops, 6u);
+  EXPECT_EQ(q->counters().merged, 1u);
+  close(other);
+  Destroy(std::move(q));
+}
+
+// A full queue does not stop a continuation (it takes no kernel operation), and waiting
+// operations merge when they start: depth 1, reads 10, 11 (joins), 20 (waits), 21 and 22 (wait
+// behind it, FIFO), then 20..22 start as one.
+TEST_P(IoQueueTest, FullQueueStillMergesAndWaitingOperationsMergeWhenStarted) {
+  auto q = Make(1, fd_);
+  std::vector<std::vector<char>> bufs(5, std::vector<char>(4096));
+  const int blocks[] = {10, 11, 20, 21, 22};
+  std::vector<IoOp> ops;
+  for (int i = 0; i < 5; ++i) ops.push_back(Read(fd_, bufs[i].data(), 4096, blocks[i] * 4096));
+  uint32_t in_flight = 0;
+  size_t waiting = 0;
+  auto results = RunAll(*q, std::move(ops), nullptr, [&] {
+    in_flight = q->in_flight();
+    waiting = q->waiting();
+  });
+  EXPECT_EQ(results, std::vector<long>(5, 4096));
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(bufs[i], Block(blocks[i])) << i;
+  EXPECT_EQ(in_flight, 1u);
+  EXPECT_EQ(waiting, 3u);
+  EXPECT_EQ(q->counters().ops, 2u);
+  EXPECT_EQ(q->counters().merged, 3u);
+  EXPECT_EQ(q->counters().rounds, 2u);
+  Destroy(std::move(q));
+}
+
+// Writes merge too (same rw_flags), byte-exact on the file.
+TEST_P(IoQueueTest, ContiguousWritesMergeAndReadBack) {
+  auto q = Make(8, fd_);
+  std::vector<std::vector<char>> data;
+  std::vector<IoOp> ops;
+  for (int i = 0; i < 4; ++i) {
+    data.emplace_back(4096, char('a' + i));
+    IoOp w = Read(fd_, data[i].data(), 4096, (40 + i) * 4096);
+    w.kind = IoOp::Kind::kWrite;
+    w.rw_flags = RWF_DSYNC;
+    ops.push_back(std::move(w));
+  }
+  EXPECT_EQ(RunAll(*q, std::move(ops)), std::vector<long>(4, 4096));
+  EXPECT_EQ(q->counters().ops, 1u);
+  EXPECT_EQ(q->counters().merged, 3u);
+  std::vector<char> back(4 * 4096);
+  ASSERT_EQ(pread(fd_, back.data(), back.size(), 40 * 4096), ssize_t(back.size()));
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(std::vector<char>(back.begin() + i * 4096, back.begin() + (i + 1) * 4096), data[i]);
+  }
+  Destroy(std::move(q));
+}
+
+// A merged read cut short by the end of the file (64 blocks): blocks 62 and 63 get theirs, 64
+// and 65 are submitted again (as one: 64 gets the 0 it would get alone, 65 alone again).
+TEST_P(IoQueueTest, ShortMergedReadCompletesTheReachedPartsAndRetriesTheRest) {
+  auto q = Make(8, fd_);
+  std::vector<std::vector<char>> bufs(4, std::vector<char>(4096));
+  std::vector<IoOp> ops;
+  for (int i = 0; i < 4; ++i) ops.push_back(Read(fd_, bufs[i].data(), 4096, (62 + i) * 4096));
+  EXPECT_EQ(RunAll(*q, std::move(ops)), (std::vector<long>{4096, 4096, 0, 0}));
+  EXPECT_EQ(bufs[0], Block(62));
+  EXPECT_EQ(bufs[1], Block(63));
+  EXPECT_EQ(q->counters().ops, 3u);
+  EXPECT_EQ(q->counters().merged, 4u);
+  Destroy(std::move(q));
+}
+
+// A merged operation that fails gives every part the error, never inline (RunAll checks): reads
+// on a write-only fd (libaio refuses it at io_submit, io_uring in the completion).
+TEST_P(IoQueueTest, FailedMergedOperationFailsEveryPart) {
+  auto q = Make(8);
+  const int wronly = open("/dev/null", O_WRONLY | O_CLOEXEC);
+  ASSERT_GE(wronly, 0);
+  std::vector<std::vector<char>> bufs(3, std::vector<char>(4096));
+  std::vector<IoOp> ops;
+  for (int i = 0; i < 3; ++i) ops.push_back(Read(wronly, bufs[i].data(), 4096, i * 4096));
+  EXPECT_EQ(RunAll(*q, std::move(ops)), std::vector<long>(3, -EBADF));
+  EXPECT_EQ(q->counters().merged, 2u);
+  close(wronly);
+  Destroy(std::move(q));
+}
+
+// Limits: 300 contiguous 512-byte reads make operations of 256 and 44 parts; eight contiguous
+// 256 KiB reads (past the end of the 64 blocks: a hole reads zeroes) two of 1 MiB.
+TEST_P(IoQueueTest, MergedOperationsStopAtTheirPartAndByteLimits) {
+  ASSERT_EQ(ftruncate(fd_, 4 << 20), 0);
+  auto q = Make(8, fd_);
+  std::vector<char> small(300 * 512);
+  std::vector<IoOp> ops;
+  for (int i = 0; i < 300; ++i) ops.push_back(Read(fd_, small.data() + i * 512, 512, i * 512));
+  EXPECT_EQ(RunAll(*q, std::move(ops)), std::vector<long>(300, 512));
+  EXPECT_EQ(q->counters().ops, 2u);
+  EXPECT_EQ(q->counters().merged, 298u);
+  std::vector<char> want(300 * 512);
+  ASSERT_EQ(pread(fd_, want.data(), want.size(), 0), ssize_t(want.size()));
+  EXPECT_EQ(small, want);
+  std::vector<std::vector<char>> big(8, std::vector<char>(256 << 10, 'x'));
+  ops.clear();
+  for (int i = 0; i < 8; ++i) {
+    ops.push_back(Read(fd_, big[i].data(), 256 << 10, (1 << 20) + i * (256 << 10)));
+  }
+  EXPECT_EQ(RunAll(*q, std::move(ops)), std::vector<long>(8, 256 << 10));
+  EXPECT_EQ(q->counters().ops, 4u);
+  EXPECT_EQ(q->counters().merged, 304u);
+  for (auto& b : big) EXPECT_EQ(b, std::vector<char>(256 << 10, 0));
   Destroy(std::move(q));
 }
 

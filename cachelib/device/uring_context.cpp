@@ -83,16 +83,26 @@ io_uring_sqe* UringContext::next_sqe() {
 void UringContext::prepare(uint32_t slot) {
   io_uring_sqe* sqe = next_sqe();
   const IoOp& o = held(slot);
+  const std::span<const iovec> iov = held_iov(slot);
   const bool fixed = registered_fd_ >= 0 && o.fd == registered_fd_;
   const int fd = fixed ? 0 : o.fd;
   const unsigned length = static_cast<unsigned>(std::min(o.length, kMaxOpBytes));
+  const auto nr_vecs = static_cast<unsigned>(iov.size());
   switch (o.kind) {
     case IoOp::Kind::kRead:
-      io_uring_prep_read(sqe, fd, o.buf, length, o.offset);
+      if (iov.empty()) {
+        io_uring_prep_read(sqe, fd, o.buf, length, o.offset);
+      } else {
+        io_uring_prep_readv(sqe, fd, iov.data(), nr_vecs, o.offset);
+      }
       sqe->rw_flags = o.rw_flags;
       break;
     case IoOp::Kind::kWrite:
-      io_uring_prep_write(sqe, fd, o.buf, length, o.offset);
+      if (iov.empty()) {
+        io_uring_prep_write(sqe, fd, o.buf, length, o.offset);
+      } else {
+        io_uring_prep_writev(sqe, fd, iov.data(), nr_vecs, o.offset);
+      }
       sqe->rw_flags = o.rw_flags;
       break;
     case IoOp::Kind::kDatasync:

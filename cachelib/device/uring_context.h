@@ -1,7 +1,8 @@
 // UringContext: an IoQueue over one io_uring, FileDevice's preferred backend. Operations started
-// during a loop round become SQEs and go to the kernel in one io_uring_submit at the end of the
-// round; the ring signals the IoQueue's eventfd (io_uring_register_eventfd) and each CQE's callback
-// runs as soon as the loop sees it. The device's fd is a registered file (index 0), which spares
+// during a loop round (merged ones as readv/writev when their buffers are apart) become SQEs and
+// go to the kernel in one io_uring_submit at the end of the round; the ring signals the
+// IoQueue's eventfd (io_uring_register_eventfd) and each CQE's callback runs as soon as the loop
+// sees it. The device's fd is a registered file (index 0), which spares
 // the kernel a file lookup and reference per operation. Buffers are not registered: the engine's
 // come from the heap, not from a fixed pool the ring could pin once.
 // Owned by FileDevice; used only on its loop's thread (not thread-safe).

@@ -1,6 +1,7 @@
 #include "cachelib/engine/engine.h"
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 
 #include "cachelib/common/event_loop.h"
@@ -49,6 +50,7 @@ Status Engine::init() {
   // A shard indexes at most LineIndex::kMaxSlots lines: huge caches get more shards.
   n = std::max<uint64_t>(n, (total + LineIndex::kMaxSlots - 1) / LineIndex::kMaxSlots);
   lines_per_shard_ = uint32_t((total + n - 1) / n);
+  chunk_shift_ = line_size >= kShardChunkBytes ? 0 : std::countr_zero(kShardChunkBytes / line_size);
   for (uint64_t first = 0; first < store->line_count(); first += lines_per_shard_) {
     uint32_t count = uint32_t(std::min<uint64_t>(lines_per_shard_, store->line_count() - first));
     auto made = MakeShardPolicies(policies, count);
