@@ -177,6 +177,7 @@ json DeviceIoToJson(const DeviceIoStatus& io) {
   j["submit_calls"] = io.counters.submit_calls;
   j["ops"] = io.counters.ops;
   j["in_flight_sum"] = io.counters.in_flight_sum;
+  j["merged"] = io.counters.merged;
   return j;
 }
 
