@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cachelib/common/event_loop.h"
+#include "cachelib/common/pooled_once.h"
 
 namespace tiercache {
 namespace {
@@ -18,7 +19,11 @@ struct BoundedState : std::enable_shared_from_this<BoundedState> {
     while (first_error.ok() && in_flight < window && next < count) {
       ++in_flight;
       size_t i = next++;
-      submit(i, [self = shared_from_this()](Status s) { self->completed(std::move(s)); });
+      // Pooled: a shared_ptr is too big for std::function's inline buffer, and a persist writes
+      // one page per changed page.
+      submit(i, PooledOnce([self = shared_from_this()](Status s) {
+               self->completed(std::move(s));
+             }));
     }
   }
 
