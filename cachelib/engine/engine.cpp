@@ -40,7 +40,10 @@ Engine::Engine(Device& ssd_dev, Device& core_dev, std::unique_ptr<MetadataStore>
   readahead = std::make_unique<StreamReadahead>(*this, opts.stream_readahead_bytes);
 }
 
-Engine::~Engine() = default;
+Engine::~Engine() {
+  // An engine dropped without close() (crash tests) must not leave a timer pointing at it.
+  if (limbo_persist_armed_.load()) options.background_loop->cancel(limbo_persist_timer_.load());
+}
 
 Status Engine::init() {
   TC_RETURN_IF_ERROR(policies.validate());
@@ -186,7 +189,7 @@ void Engine::persist_limbo_soon(Shard& shard) {
   if (limbo_persist_armed_.exchange(true, std::memory_order_acq_rel)) return;
   inflight.fetch_add(1, std::memory_order_relaxed);  // close() waits for the timer
   EventLoop& loop = *options.background_loop;
-  loop.schedule_at(loop.clock().now() + kLimboPersistDelay, [this] {
+  limbo_persist_timer_ = loop.schedule_at(loop.clock().now() + kLimboPersistDelay, [this] {
     limbo_persist_armed_.store(false, std::memory_order_release);
     request_persist();
     inflight.fetch_sub(1, std::memory_order_release);

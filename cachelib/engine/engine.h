@@ -158,6 +158,7 @@ class Engine {
   void mark_then_trust(IoCallback done);
   std::atomic<bool> persist_requested_{false};
   std::atomic<bool> limbo_persist_armed_{false};
+  std::atomic<EventLoop::TimerId> limbo_persist_timer_{0};
 
   std::vector<std::unique_ptr<Shard>> shards_;
   uint32_t lines_per_shard_ = 1;
