@@ -3,7 +3,6 @@
 // path (hit_path_alloc_test) and the NBD front-end (nbd_connection_alloc_test), a cache hit costs
 // no heap allocation from the socket to the SSD file and back.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <future>
@@ -12,6 +11,7 @@
 #include "cachelib/common/counting_new.h"
 #include "cachelib/common/epoll_event_loop.h"
 #include "cachelib/device/file_device.h"
+#include "tests/support/temp_file.h"
 
 namespace tiercache {
 namespace {
@@ -21,18 +21,13 @@ constexpr uint64_t kFileSize = 1 << 20;
 class FileDeviceAllocTest : public ::testing::TestWithParam<IoBackend> {
  protected:
   void SetUp() override {
-    char tmpl[] = "/var/tmp/tiercache-file-alloc-XXXXXX";
-    int fd = mkstemp(tmpl);
-    ASSERT_GE(fd, 0);
-    ASSERT_EQ(ftruncate(fd, kFileSize), 0);
-    close(fd);
-    path_ = tmpl;
+    ASSERT_TRUE(file_.ok());
     auto t = LoopThread::Start("alloc-loop");
     ASSERT_TRUE(t.ok());
     loop_ = std::move(t).value();
     FileDeviceOptions o;
     o.backend = GetParam();
-    auto dev = FileDevice::Open(path_, o);
+    auto dev = FileDevice::Open(file_.path(), o);
     ASSERT_TRUE(dev.ok()) << dev.status().ToString();
     device_ = std::move(dev).value();
     buf_ = static_cast<std::byte*>(std::aligned_alloc(4096, 4096));
@@ -40,7 +35,6 @@ class FileDeviceAllocTest : public ::testing::TestWithParam<IoBackend> {
   void TearDown() override {
     loop_->run_sync([&] { device_.reset(); });
     std::free(buf_);
-    unlink(path_.c_str());
   }
 
   // Runs 4 KiB operations one after the other on the loop, each completion starting the next.
@@ -83,7 +77,7 @@ class FileDeviceAllocTest : public ::testing::TestWithParam<IoBackend> {
     return chain.allocs;
   }
 
-  std::string path_;
+  testing::TempFile file_{"tiercache-file-alloc", kFileSize};
   std::unique_ptr<LoopThread> loop_;
   std::unique_ptr<FileDevice> device_;
   std::byte* buf_ = nullptr;

@@ -11,6 +11,7 @@
 #include "cachelib/common/epoll_event_loop.h"
 #include "cachelib/device/file_device.h"
 #include "tests/support/sync_io.h"
+#include "tests/support/temp_file.h"
 
 namespace tiercache {
 namespace {
@@ -23,12 +24,8 @@ constexpr size_t kBlock = 4096;
 class FileDeviceBackendTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/var/tmp/tiercache-backend-XXXXXX";
-    int fd = mkstemp(tmpl);
-    ASSERT_GE(fd, 0);
-    ASSERT_EQ(ftruncate(fd, kFileSize), 0);
-    close(fd);
-    path_ = tmpl;
+    ASSERT_TRUE(file_.ok());
+    path_ = file_.path();
     auto t = LoopThread::Start("backend-test");
     ASSERT_TRUE(t.ok());
     loop_ = std::move(t).value();
@@ -36,7 +33,6 @@ class FileDeviceBackendTest : public ::testing::Test {
   }
   void TearDown() override {
     std::free(buf_);
-    unlink(path_.c_str());
   }
   std::unique_ptr<FileDevice> Open(const FileDeviceOptions& o) {
     auto dev = FileDevice::Open(path_, o);
@@ -82,6 +78,7 @@ class FileDeviceBackendTest : public ::testing::Test {
     ASSERT_TRUE(flushed.ok()) << flushed.ToString();
   }
 
+  testing::TempFile file_{"tiercache-backend", kFileSize};
   std::string path_;
   std::unique_ptr<LoopThread> loop_;  // outlives the devices
   std::byte* buf_ = nullptr;

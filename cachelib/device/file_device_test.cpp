@@ -14,6 +14,7 @@
 #include "cachelib/common/epoll_event_loop.h"
 #include "cachelib/common/sim_event_loop.h"
 #include "tests/support/sync_io.h"
+#include "tests/support/temp_file.h"
 
 namespace tiercache {
 namespace {
@@ -75,17 +76,12 @@ std::vector<Status> RunAll(LoopThread& t, std::vector<std::function<void(IoCallb
 class FileDeviceTest : public ::testing::TestWithParam<IoBackend> {
  protected:
   void SetUp() override {
-    char tmpl[] = "/var/tmp/tiercache-file-device-XXXXXX";
-    int fd = mkstemp(tmpl);
-    ASSERT_GE(fd, 0);
-    ASSERT_EQ(ftruncate(fd, kFileSize), 0);
-    close(fd);
-    path_ = tmpl;
+    ASSERT_TRUE(file_.ok());
+    path_ = file_.path();
     auto t = LoopThread::Start("test-loop");
     ASSERT_TRUE(t.ok());
     loop_ = std::move(t).value();
   }
-  void TearDown() override { unlink(path_.c_str()); }
 
   std::unique_ptr<FileDevice> Open(FileDeviceOptions o = {}) {
     o.backend = GetParam();
@@ -108,6 +104,7 @@ class FileDeviceTest : public ::testing::TestWithParam<IoBackend> {
     return RunOn(*loop_, [&](IoCallback cb) { d.read(off, b, std::move(cb)); });
   }
 
+  testing::TempFile file_{"tiercache-file-device", kFileSize};
   std::string path_;
   std::unique_ptr<LoopThread> loop_;  // declared before devices in tests: outlives them
 };
