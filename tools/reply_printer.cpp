@@ -113,7 +113,8 @@ void PrintLatency(const ControlJson& latency, std::ostream& out) {
   }
 }
 
-// "cache io_uring (mean queue depth 14.2), core libaio (mean queue depth -)".
+// "cache io_uring (mean queue depth 14.2, 30 merged), core libaio (mean queue depth -)": the
+// merged count (operations that joined a contiguous one) only when there are any.
 std::string DescribeIo(const ControlJson& io) {
   auto device = [&io](const char* key) {
     const ControlJson d = io.value(key, ControlJson::object());
@@ -123,7 +124,9 @@ std::string DescribeIo(const ControlJson& io) {
       std::snprintf(depth, sizeof depth, "%.1f",
                     double(JsonU64(d, "in_flight_sum")) / double(rounds));
     }
-    return std::string(key) + " " + JsonString(d, "backend") + " (mean queue depth " + depth + ")";
+    const uint64_t merged = JsonU64(d, "merged");
+    return std::string(key) + " " + JsonString(d, "backend") + " (mean queue depth " + depth +
+           (merged != 0 ? ", " + std::to_string(merged) + " merged" : "") + ")";
   };
   return device("cache") + ", " + device("core");
 }

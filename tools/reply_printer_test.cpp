@@ -140,12 +140,13 @@ TEST(ReplyPrinterTest, StatusShowsEachDevicesBackendAndMeanQueueDepth) {
   std::ostringstream out;
   PrintStatus(ControlJson::parse(
                   R"({"mode":"wt","export":"/run/x.sock","io":{"cache":{"backend":"io_uring",)"
-                  R"("rounds":4,"submit_calls":4,"ops":50,"in_flight_sum":57},)"
+                  R"("rounds":4,"submit_calls":4,"ops":50,"in_flight_sum":57,"merged":30},)"
                   R"("core":{"backend":"libaio","rounds":0,"submit_calls":0,"ops":0,)"
                   R"("in_flight_sum":0}}})"),
               out);
   EXPECT_NE(out.str().find("export:     /run/x.sock\n"
-                           "io:         cache io_uring (mean queue depth 14.2), core libaio (mean "
+                           "io:         cache io_uring (mean queue depth 14.2, 30 merged), core "
+                           "libaio (mean "
                            "queue depth -)\n"),
             std::string::npos)
       << out.str();

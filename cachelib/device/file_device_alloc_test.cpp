@@ -69,7 +69,7 @@ class FileDeviceAllocTest : public ::testing::TestWithParam<IoBackend> {
 
   // Operator new calls over `n` operations, after as many more to warm the queue and the pools.
   uint64_t AllocsOver(uint64_t n, bool write, uint64_t* ok) {
-    Chain chain{device_.get(), buf_, write, 2 * n, n};
+    Chain chain{device_.get(), buf_, write, 2 * n, n, 0, 0, 0, {}};
     std::future<void> finished = chain.done.get_future();
     loop_->loop().post([&chain] { chain.Next(); });
     finished.wait();
