@@ -19,9 +19,16 @@ AlignedBuffer AllocAligned(uint64_t bytes) {
   return AlignedBuffer(static_cast<std::byte*>(std::aligned_alloc(kSectorSize, bytes)), std::free);
 }
 
+// The end of a background fill: gives back what FillAfterReply owns.
+void EndFill(Engine& e, const Segment& seg) {
+  e.release_fill(seg.bytes());
+  UnlockLine(e, seg.core_line, false);
+  e.inflight.fetch_sub(1, std::memory_order_release);
+}
+
 // Background fill of `fill` sectors (data in `data`, segment-relative) after the reply was sent.
-// Owns the segment's shared lock and releases it at the end.
-// Owns `seg.bytes()` of the engine's fill backlog (Engine::reserve_fill) and releases it too.
+// Owns the segment's shared lock, `seg.bytes()` of the engine's fill backlog
+// (Engine::reserve_fill) and one count of e.inflight; EndFill gives them back.
 void FillAfterReply(Engine& e, Segment seg, SectorBits fill, AlignedBuffer data) {
   Shard& shard = e.shard_for(seg.core_line);
   uint32_t line_id;
@@ -34,12 +41,7 @@ void FillAfterReply(Engine& e, Segment seg, SectorBits fill, AlignedBuffer data)
     // Another reader may have filled some already.
     if (line_id != Shard::kNoLine) fill &= ~shard.valid(line_id);
   }
-  if (line_id == Shard::kNoLine || fill.none()) {
-    e.release_fill(seg.bytes());
-    UnlockLine(e, seg.core_line, false);
-    e.inflight.fetch_sub(1, std::memory_order_release);
-    return;
-  }
+  if (line_id == Shard::kNoLine || fill.none()) return EndFill(e, seg);
   std::byte* base = data.get();
   auto join = IoJoin::Make([&e, seg, fill, line_id, data = std::move(data)](Status s) {
     if (s.ok()) {
@@ -51,9 +53,7 @@ void FillAfterReply(Engine& e, Segment seg, SectorBits fill, AlignedBuffer data)
       e.untrust(sh, line_id);
       e.note_changed(line_id);
     }
-    e.release_fill(seg.bytes());
-    UnlockLine(e, seg.core_line, false);
-    e.inflight.fetch_sub(1, std::memory_order_release);
+    EndFill(e, seg);
   });
   ForEachRun(fill, seg.first_sector, seg.sectors, [&](uint32_t first, uint32_t n, bool in) {
     if (!in) return;
