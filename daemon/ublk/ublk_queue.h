@@ -53,6 +53,8 @@ class UblkQueue {
   uint64_t requests_served() const { return served_.load(std::memory_order_relaxed); }
 
  private:
+  friend class UblkQueueTestPeer;  // ublk_alloc_test: the per-request path without ublk_drv
+
   enum class TagState : uint8_t { kIdle, kInKernel, kServing, kFinished };
 
   UblkQueue(Device& device, EventLoop& loop, const Config& config);

@@ -5,8 +5,25 @@
 #include <utility>
 
 #include "cachelib/common/event_loop.h"
+#include "cachelib/common/pooled_once.h"
 
 namespace tiercache {
+
+namespace {
+
+// Both closures hold `done` (a std::function, 32 bytes): too big for std::function's inline
+// storage, so each is pooled rather than costing a heap allocation per request.
+IoCallback Reply(UblkRequestExecutor::Done done, uint64_t bytes) {
+  return PooledOnce([done = std::move(done), bytes](Status s) {
+    done(UblkRequestExecutor::ResultFor(s, bytes));
+  });
+}
+
+void FailLater(UblkRequestExecutor::Done done, int32_t error) {
+  EventLoop::current()->post(PooledOnce([done = std::move(done), error] { done(error); }));
+}
+
+}  // namespace
 
 int32_t UblkRequestExecutor::ResultFor(const Status& status, uint64_t bytes) {
   if (!status.ok()) return -status.to_errno();
@@ -18,32 +35,29 @@ void UblkRequestExecutor::execute(const ublksrv_io_desc& iod, std::byte* buf, Do
   const uint64_t offset = iod.start_sector << ublk::kSectorShift;
   const uint64_t length = uint64_t(iod.nr_sectors) << ublk::kSectorShift;
   const WriteFlags flags{.fua = (iod.op_flags & UBLK_IO_F_FUA) != 0};
-  auto reply_bytes = [done, length](Status s) { done(ResultFor(s, length)); };
-  auto reply_zero = [done](Status s) { done(ResultFor(s, 0)); };
 
   if ((op == UBLK_IO_OP_READ || op == UBLK_IO_OP_WRITE) && length > buffer_bytes_) {
-    EventLoop::current()->post([done] { done(-EINVAL); });
-    return;
+    return FailLater(std::move(done), -EINVAL);
   }
   switch (op) {
     case UBLK_IO_OP_READ:
-      device_.read(offset, std::span<std::byte>(buf, length), std::move(reply_bytes));
+      device_.read(offset, std::span<std::byte>(buf, length), Reply(std::move(done), length));
       return;
     case UBLK_IO_OP_WRITE:
-      device_.write(offset, std::span<const std::byte>(buf, length), flags, std::move(reply_bytes));
+      device_.write(offset, std::span<const std::byte>(buf, length), flags,
+                    Reply(std::move(done), length));
       return;
     case UBLK_IO_OP_FLUSH:
-      device_.flush(std::move(reply_zero));
+      device_.flush(Reply(std::move(done), 0));
       return;
     case UBLK_IO_OP_DISCARD:
-      device_.discard(offset, length, std::move(reply_zero));
+      device_.discard(offset, length, Reply(std::move(done), 0));
       return;
     case UBLK_IO_OP_WRITE_ZEROES:
-      device_.write_zeroes(offset, length, flags, std::move(reply_zero));
+      device_.write_zeroes(offset, length, flags, Reply(std::move(done), 0));
       return;
     default:
-      EventLoop::current()->post([done] { done(-EOPNOTSUPP); });
-      return;
+      return FailLater(std::move(done), -EOPNOTSUPP);
   }
 }
 

@@ -23,6 +23,8 @@ class UblkRequestExecutor {
       : device_(device), buffer_bytes_(buffer_bytes) {}
 
   // Starts the request; `done(result)` runs later on the current event loop, never inline.
+  // No heap allocation (the closures sit in the loop's SlotPool) as long as `done` fits
+  // std::function's inline storage: trivially copyable and at most 16 bytes, as UblkQueue's.
   // REQUIRES: on an event loop; `buf` has buffer_bytes bytes and stays valid until done runs.
   void execute(const ublksrv_io_desc& iod, std::byte* buf, Done done);
 
