@@ -165,6 +165,9 @@ void PrintStatus(const ControlJson& s, std::ostream& out) {
   uint64_t used = JsonU64(s, "lines_used");
   uint64_t dirty = JsonU64(s, "lines_dirty");
   std::string exported = JsonString(s, "export", "");
+  // Only from a tiercached that reports how its sockets move bytes.
+  const std::string export_io = JsonString(s, "export_io", "");
+  if (!exported.empty() && !export_io.empty()) exported += " (sockets on " + export_io + ")";
   auto clean_it = s.is_object() ? s.find("clean_shutdown_at_open") : s.end();
   bool clean = clean_it != s.end() && clean_it->is_boolean() && clean_it->get<bool>();
   // An older tiercached sends no policies: no line then.

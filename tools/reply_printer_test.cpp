@@ -155,6 +155,17 @@ TEST(ReplyPrinterTest, StatusShowsEachDevicesBackendAndMeanQueueDepth) {
   EXPECT_EQ(old_daemon.str().find("io:"), std::string::npos);
 }
 
+TEST(ReplyPrinterTest, StatusShowsHowTheSocketsMoveBytes) {
+  std::ostringstream out;
+  PrintStatus(ControlJson::parse(R"({"mode":"wt","export":"/run/x.sock","export_io":"io_uring"})"),
+              out);
+  EXPECT_NE(out.str().find("export:     /run/x.sock (sockets on io_uring)\n"), std::string::npos)
+      << out.str();
+  std::ostringstream unexported;
+  PrintStatus(ControlJson::parse(R"({"mode":"wt","export":"","export_io":"epoll"})"), unexported);
+  EXPECT_NE(unexported.str().find("export:     none\n"), std::string::npos) << unexported.str();
+}
+
 TEST(ReplyPrinterTest, Percentages) {
   EXPECT_EQ(Percent(1, 3), "33.3%");
   EXPECT_EQ(Percent(0, 0), "-");

@@ -1,6 +1,7 @@
 // FileDevice: a Device on a regular file or a block device, O_DIRECT by default, through io_uring
 // or, where io_uring is missing or refused, Linux AIO (libaio). Each event loop that submits gets
-// its own queue (UringContext or AioContext) and eventfd, created lazily and reaped by that loop;
+// its own queue (UringContext on the loop's shared ring, or AioContext with its own eventfd),
+// created lazily and reaped by that loop;
 // blocking calls (fdatasync fallback, fallocate, discard ioctls) run on one helper thread.
 // Thread-safe: any number of loops may share one FileDevice.
 //

@@ -21,7 +21,7 @@ IoQueue::IoQueue(EventLoop& loop, uint32_t queue_depth, int eventfd)
 
 IoQueue::~IoQueue() {
   assert(in_flight_ == 0 && waiting_.empty() && "IoQueue destroyed while busy");
-  close(eventfd_);
+  if (eventfd_ >= 0) close(eventfd_);
 }
 
 Status IoQueue::watch() {

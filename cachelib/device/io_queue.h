@@ -1,8 +1,8 @@
 // IoQueue: what a per-loop kernel I/O queue does whatever the kernel interface: at most
 // queue_depth operations in the kernel and a FIFO beyond, operations started during one loop
 // round handed to the kernel together at the end of the round (contiguous reads or writes of one
-// round merged into one kernel operation), completions watched through an eventfd on the loop,
-// and the counters that give the mean device queue depth. AioContext (libaio) and UringContext
+// round merged into one kernel operation), completions watched on the loop (an eventfd of its
+// own, or the loop's shared ring), and the counters that give the mean device queue depth. AioContext (libaio) and UringContext
 // (io_uring) say how operations reach the kernel and how they come back.
 // Owned by FileDevice; used only on its loop's thread, except counters() (any thread).
 #pragma once
@@ -69,8 +69,8 @@ class IoQueue {
   // A merged operation moves at most this much, in at most this many parts (IOV_MAX is 1024).
   static constexpr size_t kMaxMergeBytes = size_t{1} << 20;
   static constexpr size_t kMaxMergeParts = 256;
-  // Stops watching the eventfd. REQUIRES: called on the loop's thread.
-  void unwatch();
+  // Stops watching for completions. REQUIRES: called on the loop's thread, nothing in flight.
+  virtual void unwatch();
 
   // "io_uring" or "libaio".
   virtual const char* backend_name() const = 0;
@@ -81,7 +81,8 @@ class IoQueue {
   IoQueueCounters counters() const;
 
  protected:
-  // Takes ownership of `eventfd`, which the kernel signals on completions.
+  // Takes ownership of `eventfd`, which the kernel signals on completions; -1 when completions
+  // arrive some other way (the subclass then calls reap() and start_waiting() itself).
   IoQueue(EventLoop& loop, uint32_t queue_depth, int eventfd);
   // Watches the eventfd on the loop. NotSupported on loops without fds (SimEventLoop).
   Status watch();
@@ -107,6 +108,8 @@ class IoQueue {
   // Refused at submission: frees the slot; the callbacks run later with `res`, never inline.
   void refuse(uint32_t slot, long res);
   void count_submit_call(uint64_t ops);
+  // Starts waiting operations while there is room (after completions made some).
+  void start_waiting();
 
  private:
   // A kernel operation: one IoOp, or (parts not empty) contiguous ones merged, whose callbacks
@@ -123,7 +126,6 @@ class IoQueue {
   void settle_buffers(Slot& s);
   void end_round();
   void on_eventfd();
-  void start_waiting();
   IoOp release(uint32_t slot);
   // A merged operation's result, shared out to its parts in file order.
   void fan_out(std::vector<IoOp> parts, long res);

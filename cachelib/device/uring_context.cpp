@@ -1,36 +1,12 @@
 #include "cachelib/device/uring_context.h"
 
-#include <sys/eventfd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <chrono>
-#include <string>
 
 namespace tiercache {
 namespace {
 
-// Submission entries needed at most per round are queue_depth; beyond this the SQ is refilled
-// within the round (next_sqe()), which only costs an extra io_uring_enter.
-constexpr uint32_t kMaxSqEntries = 4096;
 // One kernel operation moves at most this much; FileDevice resubmits the rest (short transfer).
 constexpr size_t kMaxOpBytes = 1u << 30;
-
-// Kernels before 5.18 refuse IORING_SETUP_SUBMIT_ALL with EINVAL: then without it (a refused SQE
-// then stops its submit call, and submit_prepared() submits the rest again).
-int InitRing(uint32_t queue_depth, io_uring* ring) {
-  const uint32_t sq = std::min(queue_depth, kMaxSqEntries);
-  int r = -EINVAL;
-  for (unsigned extra : {unsigned{IORING_SETUP_SUBMIT_ALL}, 0u}) {
-    io_uring_params p{};
-    // Every operation in the kernel has room for its CQE: the CQ never overflows.
-    p.flags = IORING_SETUP_CQSIZE | IORING_SETUP_CLAMP | extra;
-    p.cq_entries = std::max(queue_depth, 2 * sq);
-    r = io_uring_queue_init_params(sq, ring, &p);
-    if (r != -EINVAL) break;
-  }
-  return r;
-}
 
 }  // namespace
 
@@ -44,48 +20,36 @@ Status UringContext::Probe() {
 
 Result<std::unique_ptr<UringContext>> UringContext::Create(EventLoop& loop, uint32_t queue_depth,
                                                            int file) {
-  int efd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (efd < 0) return Status::FromErrno(errno, "eventfd");
-  std::unique_ptr<UringContext> uring(new UringContext(loop, queue_depth, efd));
-  TC_RETURN_IF_ERROR(uring->setup(file));
-  TC_RETURN_IF_ERROR(uring->watch());
-  return uring;
+  auto ring = LoopRing::ForLoop(loop);
+  if (!ring.ok()) return ring.status();
+  return std::unique_ptr<UringContext>(
+      new UringContext(loop, queue_depth, std::move(ring).value(), file));
 }
 
-UringContext::UringContext(EventLoop& loop, uint32_t queue_depth, int eventfd)
-    : IoQueue(loop, queue_depth, eventfd) {}
-
-UringContext::~UringContext() {
-  if (ring_ready_) io_uring_queue_exit(&ring_);
+UringContext::UringContext(EventLoop& loop, uint32_t queue_depth, std::shared_ptr<LoopRing> ring,
+                           int file)
+    : IoQueue(loop, queue_depth, -1), ring_(std::move(ring)), file_(file) {
+  client_id_ = ring_->attach(this);
+  if (file_ >= 0) file_index_ = ring_->register_file(file_);
 }
 
-Status UringContext::setup(int file) {
-  int r = InitRing(queue_depth(), &ring_);
-  if (r < 0) {
-    return Status::FromErrno(-r, "io_uring_queue_init(" + std::to_string(queue_depth()) + ")");
-  }
-  ring_ready_ = true;
-  r = io_uring_register_eventfd(&ring_, eventfd());
-  if (r < 0) return Status::FromErrno(-r, "io_uring_register_eventfd");
-  // Optional: without it every operation names the fd (one lookup more per operation).
-  if (file >= 0 && io_uring_register_files(&ring_, &file, 1) == 0) registered_fd_ = file;
-  return Status::Ok();
-}
+UringContext::~UringContext() { unwatch(); }
 
-io_uring_sqe* UringContext::next_sqe() {
-  io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
-  if (sqe != nullptr) return sqe;
-  // Only with queue_depth > kMaxSqEntries: the SQ is full of this round's operations.
-  submit_prepared();
-  return io_uring_get_sqe(&ring_);
+void UringContext::unwatch() {
+  if (!ring_) return;
+  ring_->unregister_file(file_index_);
+  file_index_ = -1;
+  ring_->detach(client_id_);
+  ring_.reset();
 }
 
 void UringContext::prepare(uint32_t slot) {
-  io_uring_sqe* sqe = next_sqe();
+  if (prepared_ == 0) enters_before_ = ring_->counters().enters;
+  io_uring_sqe* sqe = ring_->get_sqe();
   const IoOp& o = held(slot);
   const std::span<const iovec> iov = held_iov(slot);
-  const bool fixed = registered_fd_ >= 0 && o.fd == registered_fd_;
-  const int fd = fixed ? 0 : o.fd;
+  const bool fixed = file_index_ >= 0 && o.fd == file_;
+  const int fd = fixed ? file_index_ : o.fd;
   const unsigned length = static_cast<unsigned>(std::min(o.length, kMaxOpBytes));
   const auto nr_vecs = static_cast<unsigned>(iov.size());
   switch (o.kind) {
@@ -110,29 +74,24 @@ void UringContext::prepare(uint32_t slot) {
       break;
   }
   if (fixed) sqe->flags |= IOSQE_FIXED_FILE;
-  io_uring_sqe_set_data64(sqe, slot);
+  LoopRing::label(sqe, client_id_, slot);
+  ++prepared_;
 }
 
 void UringContext::submit_prepared() {
-  while (io_uring_sq_ready(&ring_) > 0) {
-    int r = io_uring_submit(&ring_);
-    count_submit_call(r > 0 ? uint64_t(r) : 0);
-    if (r > 0 || r == -EINTR) continue;
-    // EAGAIN/EBUSY: the kernel is short of memory or CQ room. The SQEs stay in the ring; try
-    // again shortly (a completion may not come: all of them may be waiting here).
-    loop().schedule_after(std::chrono::milliseconds(1), [this] { submit_prepared(); });
-    return;
-  }
+  if (prepared_ == 0) return;
+  // Now rather than at the end of the loop's round: the disk gets its operations a task
+  // earlier; socket operations prepared before this go along in the same io_uring_enter.
+  ring_->submit();
+  const uint64_t enters = ring_->counters().enters - enters_before_;
+  count_submit_call(prepared_);
+  for (uint64_t i = 1; i < enters; ++i) count_submit_call(0);  // the round filled the queue
+  prepared_ = 0;
 }
 
-void UringContext::reap() {
-  io_uring_cqe* cqe = nullptr;
-  while (io_uring_peek_cqe(&ring_, &cqe) == 0) {
-    const auto slot = static_cast<uint32_t>(io_uring_cqe_get_data64(cqe));
-    const long res = cqe->res;
-    io_uring_cqe_seen(&ring_, cqe);  // before the callback, which may start more operations
-    finish(slot, res);
-  }
+void UringContext::on_completion(uint32_t tag, int32_t res) {
+  finish(tag, res);
+  start_waiting();
 }
 
 }  // namespace tiercache

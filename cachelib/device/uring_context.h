@@ -1,10 +1,10 @@
-// UringContext: an IoQueue over one io_uring, FileDevice's preferred backend. Operations started
-// during a loop round (merged ones as readv/writev when their buffers are apart) become SQEs and
-// go to the kernel in one io_uring_submit at the end of the round; the ring signals the
-// IoQueue's eventfd (io_uring_register_eventfd) and each CQE's callback runs as soon as the loop
-// sees it. The device's fd is a registered file (index 0), which spares
-// the kernel a file lookup and reference per operation. Buffers are not registered: the engine's
-// come from the heap, not from a fixed pool the ring could pin once.
+// UringContext: an IoQueue on the loop's shared io_uring (LoopRing), FileDevice's preferred
+// backend. Operations started during a loop round (merged ones as readv/writev when their
+// buffers are apart) become entries of the loop's ring; the round's end hands them to the kernel
+// in one io_uring_enter, with whatever the loop's sockets and other devices prepared before it.
+// Each completion's callback runs as soon as the loop sees it. The device's fd sits in the
+// ring's file table when there is room (no file lookup and reference per operation). Buffers are
+// not registered: the engine's come from the heap, not from a fixed pool the ring could pin once.
 // Owned by FileDevice; used only on its loop's thread (not thread-safe).
 #pragma once
 
@@ -14,15 +14,15 @@
 #include <memory>
 
 #include "cachelib/device/io_queue.h"
+#include "cachelib/device/loop_ring.h"
 
 namespace tiercache {
 
-class UringContext final : public IoQueue {
+class UringContext final : public IoQueue, private LoopRing::Client {
  public:
-  // Sets up a ring for `queue_depth` operations, registers `file` (if >= 0) and the eventfd, and
-  // starts watching it on `loop`. Operations on `file` use the registered index; others the fd.
-  // Errors: io_uring refused (ENOSYS under seccomp, EPERM with kernel.io_uring_disabled), or
-  // NotSupported on loops without fds (SimEventLoop). REQUIRES: called on `loop`'s thread.
+  // Joins `loop`'s ring (creating it on first use) for at most `queue_depth` operations at once,
+  // with `file` (if >= 0) in its file table. Operations on `file` use the table; others the fd.
+  // Errors: as LoopRing::ForLoop. REQUIRES: called on `loop`'s thread.
   static Result<std::unique_ptr<UringContext>> Create(EventLoop& loop, uint32_t queue_depth,
                                                       int file = -1);
   // Sets up and tears down a one-entry ring: whether this process may use io_uring at all.
@@ -31,19 +31,23 @@ class UringContext final : public IoQueue {
   ~UringContext() override;
 
   const char* backend_name() const override { return "io_uring"; }
-  bool file_registered() const { return registered_fd_ >= 0; }
+  bool file_registered() const { return file_index_ >= 0; }
+  // Leaves the ring. REQUIRES: on the loop's thread, nothing in flight.
+  void unwatch() override;
 
  private:
-  UringContext(EventLoop& loop, uint32_t queue_depth, int eventfd);
-  Status setup(int file);
+  UringContext(EventLoop& loop, uint32_t queue_depth, std::shared_ptr<LoopRing> ring, int file);
   void prepare(uint32_t slot) override;
   void submit_prepared() override;
-  void reap() override;
-  io_uring_sqe* next_sqe();
+  void reap() override {}  // completions come through on_completion()
+  void on_completion(uint32_t tag, int32_t res) override;
 
-  io_uring ring_{};
-  bool ring_ready_ = false;
-  int registered_fd_ = -1;
+  std::shared_ptr<LoopRing> ring_;
+  uint32_t client_id_ = 0;
+  int file_ = -1;        // the device's fd
+  int file_index_ = -1;  // its slot in the ring's file table, or -1
+  uint64_t prepared_ = 0;  // operations prepared since the last submit_prepared()
+  uint64_t enters_before_ = 0;  // the ring's enters when this round's first one was prepared
 };
 
 }  // namespace tiercache

@@ -191,6 +191,7 @@ json StatusToJson(const ControlStatus& s, CacheMode mode, const CacheCounters& c
   j["cache"] = s.cache_path;
   j["core"] = s.core_path;
   j["export"] = s.export_path;
+  if (!s.export_io.empty()) j["export_io"] = s.export_io;
   j["mode"] = std::string(ModeName(mode));
   j["cache_size"] = s.cache_size;
   j["core_size"] = s.core_size;

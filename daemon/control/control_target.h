@@ -29,6 +29,7 @@ struct ControlStatus {
   std::string cache_path;         // the SSD as given on the command line
   std::string core_path;          // the HDD as given on the command line
   std::string export_path;        // the NBD Unix socket; empty when not exported
+  std::string export_io;          // how its sockets move bytes: "io_uring" or "epoll"
   uint64_t cache_size = 0;        // bytes of the SSD device
   uint64_t core_size = 0;         // bytes of the HDD device = size of the exported device
   SuperblockInfo superblock;      // as loaded at open (uuid, line size, line count, ...)

@@ -64,16 +64,26 @@ void Connection::Log(const std::string& message) const {
 
 void Connection::Start() {
   if (options_.verbose) Log("opened");
-  Status s = loop_.watch_fd(fd_, EPOLLIN, [this](uint32_t events) { OnEvents(events); });
-  if (!s.ok()) {
-    Log("cannot watch socket: " + s.ToString());
-    ::close(fd_);
-    fd_ = -1;
-    phase_ = Phase::kClosed;
-    MaybeFinish();
-    return;
+  if (options_.ring_socket) {
+    auto ring = RingSocket::Create(loop_, fd_, *this);
+    if (ring.ok()) {
+      ring_ = std::move(ring).value();
+    } else if (options_.verbose) {
+      Log("socket on epoll: " + ring.status().ToString());
+    }
   }
-  interest_ = EPOLLIN;
+  if (!ring_) {
+    Status s = loop_.watch_fd(fd_, EPOLLIN, [this](uint32_t events) { OnEvents(events); });
+    if (!s.ok()) {
+      Log("cannot watch socket: " + s.ToString());
+      ::close(fd_);
+      fd_ = -1;
+      phase_ = Phase::kClosed;
+      MaybeFinish();
+      return;
+    }
+    interest_ = EPOLLIN;
+  }
   std::weak_ptr<Connection> weak = weak_from_this();
   handshake_timer_ = loop_.schedule_after(options_.handshake_timeout, [weak] {
     if (auto self = weak.lock()) self->OnHandshakeTimeout();
@@ -136,12 +146,10 @@ bool Connection::WantRead() const {
          (in_flight_ < options_.max_in_flight && in_flight_bytes_ < options_.max_in_flight_bytes);
 }
 
-ssize_t Connection::Receive() {
+std::span<std::byte> Connection::ReceiveTarget() {
   if (phase_ == Phase::kTransmission && rx_ == Rx::kPayload && buffered().empty() &&
       payload_.size() - payload_done_ >= kDirectReceive) {
-    ssize_t n = ::recv(fd_, payload_.data() + payload_done_, payload_.size() - payload_done_, 0);
-    if (n > 0) payload_done_ += size_t(n);
-    return n;
+    return {payload_.data() + payload_done_, payload_.size() - payload_done_};
   }
   if (in_start_ == in_end_) in_start_ = in_end_ = 0;
   if (in_end_ == in_.size() && in_start_ > 0) {
@@ -149,19 +157,34 @@ ssize_t Connection::Receive() {
     in_end_ -= in_start_;
     in_start_ = 0;
   }
-  ssize_t n = ::recv(fd_, in_.data() + in_end_, in_.size() - in_end_, 0);
-  if (n > 0) in_end_ += size_t(n);
+  return {in_.data() + in_end_, in_.size() - in_end_};
+}
+
+void Connection::CountReceived(size_t n, const std::byte* target) {
+  if (target == in_.data() + in_end_) {
+    in_end_ += n;
+  } else {
+    payload_done_ += n;
+  }
+}
+
+ssize_t Connection::Receive() {
+  std::span<std::byte> target = ReceiveTarget();
+  ssize_t n = ::recv(fd_, target.data(), target.size(), 0);
+  if (n > 0) CountReceived(size_t(n), target.data());
   return n;
+}
+
+void Connection::OnEndOfStream() {
+  if (phase_ == Phase::kHandshake) return Close("client closed during the handshake", false);
+  BeginDrain("client closed the connection", false);
 }
 
 void Connection::OnReadable() {
   for (int i = 0; i < kReadsPerEvent && WantRead(); ++i) {
     if (in_end_ == in_.size() && in_start_ == 0) break;  // full of unparsed input
     ssize_t n = Receive();
-    if (n == 0) {
-      if (phase_ == Phase::kHandshake) return Close("client closed during the handshake", false);
-      return BeginDrain("client closed the connection", false);
-    }
+    if (n == 0) return OnEndOfStream();
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) return;
@@ -169,6 +192,62 @@ void Connection::OnReadable() {
     }
     ProcessInput();
   }
+}
+
+void Connection::HoldForRing() {
+  if (!ring_hold_) ring_hold_ = shared_from_this();
+}
+
+std::shared_ptr<Connection> Connection::LetGoOfRing() {
+  std::shared_ptr<Connection> self = ring_hold_;  // alive until the caller returns
+  if (ring_->idle()) ring_hold_.reset();
+  return self;
+}
+
+void Connection::ReceiveOnRing() {
+  if (ring_->receiving() || !WantRead()) return;
+  std::span<std::byte> target = ReceiveTarget();
+  if (target.empty()) return;  // full of unparsed input: requests must finish first
+  receive_target_ = target.data();
+  HoldForRing();
+  ring_->Receive(target);
+}
+
+void Connection::OnReceived(int32_t res) {
+  std::shared_ptr<Connection> self = LetGoOfRing();
+  if (phase_ == Phase::kClosed) return MaybeFinish();
+  if (res > 0) {
+    // While draining, input is no longer parsed (and a payload target may be gone).
+    if (phase_ != Phase::kDraining) {
+      CountReceived(size_t(res), receive_target_);
+      ProcessInput();
+    }
+  } else if (res == 0) {
+    OnEndOfStream();
+  } else if (res != -EINTR && res != -EAGAIN) {
+    return Close(std::string("receive failed: ") + std::strerror(-res), true);
+  }
+  AfterIo();
+}
+
+void Connection::SendOnRing() {
+  if (ring_->sending() || out_.empty()) return;
+  iovec iov[RingSocket::kMaxIov];
+  const size_t count = out_.Gather(iov);
+  HoldForRing();
+  ring_->Send({iov, count});
+}
+
+void Connection::OnSent(int32_t res) {
+  std::shared_ptr<Connection> self = LetGoOfRing();
+  if (phase_ == Phase::kClosed) return MaybeFinish();
+  if (res >= 0) {
+    out_.Consume(size_t(res));
+  } else if (res != -EINTR && res != -EAGAIN) {
+    return Close(Status::FromErrno(-res, "send").ToString(), false);
+  }
+  FlushOutput();
+  AfterIo();
 }
 
 void Connection::ProcessInput() {
@@ -331,6 +410,7 @@ void Connection::ScheduleFlush() {
 
 void Connection::FlushOutput() {
   if (phase_ == Phase::kClosed || out_.empty()) return;
+  if (ring_) return SendOnRing();
   Result<bool> drained = out_.Flush(fd_);
   if (!drained.ok()) {
     Close(drained.status().ToString(), false);
@@ -350,6 +430,7 @@ void Connection::AfterIo() {
 }
 
 void Connection::UpdateInterest() {
+  if (ring_) return ReceiveOnRing();
   uint32_t want = (WantRead() ? uint32_t(EPOLLIN) : 0u) | (socket_full_ ? uint32_t(EPOLLOUT) : 0u);
   if (want == interest_) return;
   Status s = loop_.modify_fd(fd_, want);
@@ -371,7 +452,7 @@ void Connection::BeginDrain(const std::string& reason, bool error) {
   if (phase_ == Phase::kDraining || phase_ == Phase::kClosed) return;
   if (error || options_.verbose) Log(reason);
   phase_ = Phase::kDraining;
-  payload_ = IoBuffer();
+  if (!ring_ || !ring_->receiving()) payload_ = IoBuffer();
   std::weak_ptr<Connection> weak = weak_from_this();
   drain_timer_ = loop_.schedule_after(options_.drain_timeout, [weak] {
     if (auto self = weak.lock()) self->Close("replies not taken within the drain timeout", true);
@@ -383,16 +464,23 @@ void Connection::Close(const std::string& reason, bool error) {
   if (phase_ != Phase::kDraining && (error || options_.verbose)) Log(reason);
   if (options_.verbose) Log("closed");
   phase_ = Phase::kClosed;
-  loop_.unwatch_fd(fd_);
+  if (ring_) {
+    // Operations in the kernel end now; their buffers stay until they have (MaybeFinish).
+    if (RingBusy()) ring_->Abort();
+  } else {
+    loop_.unwatch_fd(fd_);
+  }
   ::close(fd_);
   fd_ = -1;
-  out_ = OutputQueue();
-  payload_ = IoBuffer();
+  if (!RingBusy()) {
+    out_ = OutputQueue();
+    payload_ = IoBuffer();
+  }
   MaybeFinish();
 }
 
 void Connection::MaybeFinish() {
-  if (phase_ != Phase::kClosed || in_flight_ != 0 || finished_) return;
+  if (phase_ != Phase::kClosed || in_flight_ != 0 || finished_ || RingBusy()) return;
   finished_ = true;
   if (drain_timer_ != 0) loop_.cancel(drain_timer_);
   if (handshake_timer_ != 0) loop_.cancel(handshake_timer_);

@@ -2,7 +2,8 @@
 // watch_fd). Reads bytes into a buffer, runs the Handshake, then parses requests, validates
 // them (protocol.h) and hands them to a RequestExecutor; many requests are in flight at once
 // and replies go out in completion order, buffered in an OutputQueue and flushed in batches
-// when the socket is writable.
+// when the socket is writable. Where the loop has an io_uring (LoopRing) the socket's receives
+// and sends are operations on it (RingSocket) instead of readiness events and syscalls.
 // Shared ownership: the server's table and every in-flight request hold a shared_ptr, so the
 // buffers the Device writes into outlive a closed socket. Loop-thread only, except as noted.
 #pragma once
@@ -10,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "cachelib/common/event_loop.h"
@@ -19,6 +21,7 @@
 #include "daemon/nbd/output_queue.h"
 #include "daemon/nbd/protocol.h"
 #include "daemon/nbd/request_executor.h"
+#include "daemon/nbd/ring_socket.h"
 
 namespace tiercache::nbd {
 
@@ -46,11 +49,16 @@ struct ConnectionOptions {
   int send_buffer = 4 << 20;
   // How long a draining connection may take to write its last replies. Default 10 s.
   Nanos drain_timeout = std::chrono::seconds(10);
+  // Receive and send as operations on the loop's shared io_uring (LoopRing), so they reach
+  // the kernel in the io_uring_enter that carries the round's disk operations and come back
+  // through the same wake-up. Where io_uring is refused the socket falls back to epoll
+  // readiness and recv/sendmsg, as it does when this is false. Default true.
+  bool ring_socket = true;
   // Log opens and normal closes too, not only protocol errors (stderr).
   bool verbose = false;
 };
 
-class Connection : public std::enable_shared_from_this<Connection> {
+class Connection : public std::enable_shared_from_this<Connection>, private RingSocket::Owner {
  public:
   // Called once on the loop thread after the socket is closed and no request is in flight.
   using FinishedFn = std::function<void(Connection*)>;
@@ -70,6 +78,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void Shutdown();
 
   uint64_t id() const { return id_; }
+  // Whether the socket runs on the loop's ring (known once Start() ran).
+  bool on_ring() const { return ring_ != nullptr; }
 
  private:
   enum class Phase { kHandshake, kTransmission, kDraining, kClosed };
@@ -79,6 +89,20 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void OnEvents(uint32_t events);
   void OnReadable();
   ssize_t Receive();
+  // Where the next receive goes: straight into a large payload, or the input buffer's free
+  // tail (empty when it is full of unparsed input).
+  std::span<std::byte> ReceiveTarget();
+  void CountReceived(size_t n, const std::byte* target);
+  void ReceiveOnRing();
+  void SendOnRing();
+  void OnReceived(int32_t res) override;
+  void OnSent(int32_t res) override;
+  void OnEndOfStream();
+  // Keeps this connection alive while the ring has its operations, and lets go when idle.
+  void HoldForRing();
+  std::shared_ptr<Connection> LetGoOfRing();
+  // Buffers the kernel may still be filling or sending from must not be freed yet.
+  bool RingBusy() const { return ring_ && !ring_->idle(); }
   void ProcessInput();
   bool HandshakeStep();
   bool TransmissionStep();
@@ -112,6 +136,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   const ExportInfo& info_;
   const ConnectionOptions options_;
   FinishedFn on_finished_;
+  std::unique_ptr<RingSocket> ring_;  // null: epoll and syscalls
+  std::shared_ptr<Connection> ring_hold_;  // set while ring_ has operations in the kernel
 
   Phase phase_ = Phase::kHandshake;
   std::unique_ptr<Handshake> handshake_;
@@ -125,6 +151,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   CheckedRequest current_;  // the request whose payload is being read or skipped
   IoBuffer payload_;
   size_t payload_done_ = 0;
+  const std::byte* receive_target_ = nullptr;  // where the ring's receive in flight writes
 
   OutputQueue out_;
   size_t in_flight_ = 0;

@@ -14,7 +14,7 @@
 #include "cachelib/common/counting_new.h"
 #include "cachelib/common/epoll_event_loop.h"
 #include "cachelib/common/pooled_once.h"
-#include "daemon/nbd/client_bytes_for_test.h"
+#include "daemon/nbd/blocking_client_for_test.h"
 #include "daemon/nbd/connection.h"
 #include "daemon/nbd/nbd_constants.h"
 #include "daemon/nbd/wire.h"
@@ -52,25 +52,8 @@ class InstantDevice final : public Device {
   }
 };
 
-void SendAll(int fd, const std::byte* data, size_t size) {
-  while (size > 0) {
-    ssize_t n = send(fd, data, size, MSG_NOSIGNAL);
-    ASSERT_GT(n, 0);
-    data += n;
-    size -= size_t(n);
-  }
-}
-
-void RecvAll(int fd, std::byte* data, size_t size) {
-  while (size > 0) {
-    ssize_t n = recv(fd, data, size, 0);
-    ASSERT_GT(n, 0);
-    data += n;
-    size -= size_t(n);
-  }
-}
-
-class ConnectionAllocTest : public ::testing::Test {
+// Parameter: the socket on the loop's io_uring (true) or on epoll and syscalls (false).
+class ConnectionAllocTest : public ::testing::TestWithParam<bool> {
  protected:
   void SetUp() override {
     auto thread = LoopThread::Start("nbd-alloc");
@@ -83,20 +66,15 @@ class ConnectionAllocTest : public ::testing::Test {
     thread_->run_sync([&] {
       ConnectionOptions options;
       options.send_buffer = 0;
+      options.ring_socket = GetParam();
       conn_ = std::make_shared<Connection>(1, sv[0], thread_->loop(), device_, info_, options,
                                            [](Connection*) {});
       conn_->Start();
     });
-    Bytes go = GoForDefaultExport();
-    SendAll(client_, go.data(), go.size());
-    // The greeting and option replies end with the NBD_OPT_GO ack: read until its reply type.
-    std::byte b[1];
-    Bytes seen;
-    while (seen.size() < 20 || LoadBe64(seen.data() + seen.size() - 20) != kOptReplyMagic ||
-           LoadBe32(seen.data() + seen.size() - 8) != kRepAck) {
-      RecvAll(client_, b, 1);
-      seen.push_back(b[0]);
-    }
+    NegotiateDefaultExport(client_);
+    bool on_ring = false;
+    thread_->run_sync([&] { on_ring = conn_->on_ring(); });
+    ASSERT_EQ(on_ring, GetParam());  // no silent fallback: each path is the one measured
   }
   void TearDown() override {
     if (client_ >= 0) close(client_);
@@ -136,9 +114,12 @@ class ConnectionAllocTest : public ::testing::Test {
   int client_ = -1;
 };
 
-TEST_F(ConnectionAllocTest, ReadsAllocateNothing) { EXPECT_EQ(AllocsOver(2000, kCmdRead), 0u); }
+TEST_P(ConnectionAllocTest, ReadsAllocateNothing) { EXPECT_EQ(AllocsOver(2000, kCmdRead), 0u); }
 
-TEST_F(ConnectionAllocTest, WritesAllocateNothing) { EXPECT_EQ(AllocsOver(2000, kCmdWrite), 0u); }
+TEST_P(ConnectionAllocTest, WritesAllocateNothing) { EXPECT_EQ(AllocsOver(2000, kCmdWrite), 0u); }
+
+INSTANTIATE_TEST_SUITE_P(SocketIo, ConnectionAllocTest, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "ring" : "epoll"; });
 
 }  // namespace
 }  // namespace tiercache::nbd

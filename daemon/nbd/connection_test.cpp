@@ -70,6 +70,9 @@ class ConnectionTest : public ::testing::Test {
     ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
     client_ = sv[1];
     options.send_buffer = 0;
+    // The epoll path, which SimFdLoop drives in virtual time; the ring path is in
+    // connection_ring_test.cpp, on a real loop thread.
+    options.ring_socket = false;
     conn_ = std::make_shared<Connection>(1, sv[0], loop_, device_, info_, options,
                                          [this](Connection*) { finished_ = true; });
     EventLoop::ScopedCurrent scope(&loop_);

@@ -55,18 +55,22 @@ void OutputQueue::Consume(size_t n) {
   }
 }
 
+size_t OutputQueue::Gather(std::span<iovec> iov) const {
+  size_t count = 0;
+  for (auto it = chunks_.begin(); it != chunks_.end() && count < iov.size(); ++it, ++count) {
+    iov[count].iov_base = const_cast<std::byte*>(it->buf.data()) + it->sent;  // sent, not written
+    iov[count].iov_len = it->length - it->sent;
+  }
+  return count;
+}
+
 Result<bool> OutputQueue::Flush(int fd) {
   constexpr size_t kMaxIov = 64;
   iovec iov[kMaxIov];
   while (!chunks_.empty()) {
-    size_t count = 0;
-    for (auto it = chunks_.begin(); it != chunks_.end() && count < kMaxIov; ++it, ++count) {
-      iov[count].iov_base = it->buf.data() + it->sent;
-      iov[count].iov_len = it->length - it->sent;
-    }
     msghdr msg{};
     msg.msg_iov = iov;
-    msg.msg_iovlen = count;
+    msg.msg_iovlen = Gather(iov);
     ssize_t n = sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n < 0) {
       if (errno == EINTR) continue;

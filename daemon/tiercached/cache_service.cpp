@@ -132,6 +132,7 @@ ControlStatus CacheService::status() const {
   s.cache_path = config_.cache_path;
   s.core_path = config_.core_path;
   s.export_path = export_path_;
+  s.export_io = export_io_;
   s.cache_size = devices_->ssd.top().size();
   s.core_size = devices_->core.top().size();
   s.superblock = cache_->info();

@@ -26,7 +26,11 @@ class CacheService final : public ControlTarget {
   Cache& cache() { return *cache_; }
   // What stop() (the control verb) runs: the daemon's whole shutdown sequence.
   void set_shutdown(std::function<void(DoneCallback)> shutdown) { shutdown_ = std::move(shutdown); }
-  void set_export_path(std::string path) { export_path_ = std::move(path); }
+  // The NBD socket and how its connections move bytes ("io_uring" or "epoll"), for status.
+  void set_export(std::string path, std::string io) {
+    export_path_ = std::move(path);
+    export_io_ = std::move(io);
+  }
   // Persists metadata and marks the cache clean; during a detach, first writes back what is still
   // dirty. REQUIRES: no more client I/O.
   void close(DoneCallback done);
@@ -60,6 +64,7 @@ class CacheService final : public ControlTarget {
   std::unique_ptr<Cache> cache_;
   std::function<void(DoneCallback)> shutdown_;
   std::string export_path_;
+  std::string export_io_;
   PolicyOptions policies_;  // in use: the recorded ones with the daemon's overrides
   Nanos started_;
   std::atomic<bool> stopping_{false};

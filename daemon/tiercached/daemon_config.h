@@ -29,6 +29,10 @@ struct DaemonConfig {
   bool buffered = false;     // --buffered: page-cached I/O instead of O_DIRECT (tmpfs, tests)
   std::string io_backend_name = "auto";     // --io-backend auto|uring|aio (default auto)
   IoBackend io_backend = IoBackend::kAuto;  // io_backend_name, parsed by FinishDaemonConfig
+  // --socket-io ring|epoll: NBD sockets as operations on each loop's io_uring, shared with the
+  // devices (default ring; epoll where io_uring is refused or with --io-backend aio), or epoll
+  // readiness and recv/sendmsg.
+  std::string socket_io = "ring";
   unsigned threads = 0;      // --threads N: NBD event loops; 0 = one per core
   unsigned poll_us = kDefaultPollUs;  // --poll-us N: NBD loops busy-poll N us after each event
   unsigned max_connections = 64;      // --max-connections N: NBD clients at once (default 64)

@@ -47,6 +47,11 @@ Status CheckIoBackend(const DaemonConfig& c) {
   if (ParseIoBackend(c.io_backend_name).ok()) return Status::Ok();
   return Status::InvalidArgument("'" + c.io_backend_name + "' is not auto, uring or aio");
 }
+Status CheckSocketIo(const DaemonConfig& c) {
+  if (c.socket_io == "ring" || c.socket_io == "epoll") return Status::Ok();
+  return Status::InvalidArgument("'" + c.socket_io + "' is not ring or epoll");
+}
+
 Status CheckMetrics(const DaemonConfig& c) {
   if (c.metrics_listen.empty()) return Status::Ok();
   return MetricsListenAddress(c.metrics_listen).status();
@@ -77,6 +82,10 @@ std::vector<DaemonOption> MakeOptions() {
        "kernel I/O interface of both devices: auto (io_uring, else libaio), uring, aio "
        "(default auto)",
        std::nullopt, CheckIoBackend},
+      {"socket-io", "", &C::socket_io,
+       "NBD sockets: ring (operations on each loop's io_uring, with the devices'; epoll where "
+       "io_uring is refused or with --io-backend aio) or epoll (default ring)",
+       std::nullopt, CheckSocketIo},
       {"threads", "", &C::threads, "NBD event-loop threads (default: one per core)"},
       {"poll-us", "", &C::poll_us,
        "NBD loops busy-poll this long after each event before sleeping (default " +

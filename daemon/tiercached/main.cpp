@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "cachelib/device/instance_lock.h"
+#include "cachelib/device/uring_context.h"
 #include "cachelib/common/logger.h"
 #include "daemon/common/daemon_process.h"
 #include "daemon/control/control_paths.h"
@@ -197,12 +198,16 @@ Status Tiercached::StartNbd() {
   nbd.export_name = config_.export_name;
   nbd.description = "tiercache " + config_.cache_path;
   nbd.max_connections = config_.max_connections;
+  // The sockets share each loop's io_uring with the devices; with --io-backend aio there is none.
+  nbd.connection.ring_socket = config_.socket_io == "ring" && config_.io_backend != IoBackend::kAio;
   nbd.connection.handshake_timeout = std::chrono::duration_cast<Nanos>(
       std::chrono::duration<double>(config_.handshake_timeout_s));
   auto server = nbd::Server::Start(*exported_, nbd);
   if (!server.ok()) return server.status();
   server_ = std::move(server).value();
-  service_->set_export_path(config_.socket_path);
+  // What the connections will find: the ring unless io_uring is refused (RingSocket falls back).
+  const bool ring = nbd.connection.ring_socket && UringContext::Probe().ok();
+  service_->set_export(config_.socket_path, ring ? "io_uring" : "epoll");
   return Status::Ok();
 }
 

@@ -23,6 +23,7 @@ pidfile = "$TEST_TMP/data.pid"
 foreground = true
 threads = 2
 seq-cutoff = "2M"
+socket-io = "epoll"
 CONF
 "$TIERCACHE_CLI" config check data.conf >check.out || fail "config check on a good file"
 [ "$(cat check.out)" = "data.conf: ok" ] || fail "config check said: $(cat check.out)"
@@ -43,6 +44,8 @@ status="$(tc_cli status --json)" || fail "tiercache status --json"
 # The file's seq-cutoff overrides the recorded 1M.
 [ "$(jq .status.policies.sequential.read_cutoff_bytes <<<"$status")" = $((2 << 20)) ] ||
     fail "seq-cutoff from the file not in use: $status"
+[ "$(jq -r .status.export_io <<<"$status")" = epoll ] ||
+    fail "socket-io from the file not in use: $status"
 stop_tiercached
 [ ! -e data.pid ] || fail "pidfile left behind"
 

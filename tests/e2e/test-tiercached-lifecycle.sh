@@ -43,6 +43,8 @@ cleanup_fn "kill $pid 2>/dev/null || true"
 # No waiting: the start returned once both sockets listen.
 [ "$(nbdinfo --size "$DEFAULT_URI")" = "$SIZE" ] || fail "not serving after a detached start"
 [ "$(tc_cli status --json | jq -r .status.pid)" = "$pid" ] || fail "status pid"
+# The default: the sockets on each loop's io_uring (this machine allows io_uring).
+[ "$(tc_cli status --json | jq -r .status.export_io)" = io_uring ] || fail "sockets not on the ring"
 
 expect_refused "second daemon (foreground)" "in use" "$TIERCACHED" --cache ssd.img --foreground
 expect_refused "second daemon (detached)" "in use" "$TIERCACHED" --cache ssd.img

@@ -1,0 +1,196 @@
+#include "cachelib/device/loop_ring.h"
+
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cassert>
+#include <cerrno>
+#include <chrono>
+#include <mutex>
+#include <unordered_map>
+
+#include "cachelib/common/pooled_once.h"
+
+namespace tiercache {
+namespace {
+
+// Room for every completion of a loop's devices and sockets; the kernel keeps any overflow
+// (IORING_FEAT_NODROP) and submit() then retries.
+constexpr uint32_t kCqEntries = 16384;
+// File table slots: a loop has a handful of devices.
+constexpr uint32_t kFileSlots = 16;
+
+// Kernels before 5.18 refuse IORING_SETUP_SUBMIT_ALL with EINVAL: then without it (a refused SQE
+// then stops its submit call, and submit() submits the rest again).
+int InitRing(io_uring* ring) {
+  int r = -EINVAL;
+  for (unsigned extra : {unsigned{IORING_SETUP_SUBMIT_ALL}, 0u}) {
+    io_uring_params p{};
+    p.flags = IORING_SETUP_CQSIZE | IORING_SETUP_CLAMP | extra;
+    p.cq_entries = kCqEntries;
+    r = io_uring_queue_init_params(LoopRing::kSqEntries, ring, &p);
+    if (r != -EINVAL) break;
+  }
+  return r;
+}
+
+std::mutex registry_mu;
+std::unordered_map<EventLoop*, std::weak_ptr<LoopRing>>& Registry() {
+  static auto* registry = new std::unordered_map<EventLoop*, std::weak_ptr<LoopRing>>();
+  return *registry;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<LoopRing>> LoopRing::ForLoop(EventLoop& loop) {
+  {
+    std::lock_guard lock(registry_mu);
+    auto it = Registry().find(&loop);
+    if (it != Registry().end()) {
+      if (auto ring = it->second.lock()) return ring;
+    }
+  }
+  // Only `loop`'s thread creates its ring, so nobody else can race this one in; a ring that
+  // fails its setup is destroyed outside the lock its destructor takes.
+  std::shared_ptr<LoopRing> ring(new LoopRing(loop));
+  TC_RETURN_IF_ERROR(ring->setup());
+  std::lock_guard lock(registry_mu);
+  Registry()[&loop] = ring;
+  return ring;
+}
+
+LoopRing::LoopRing(EventLoop& loop) : loop_(loop) {}
+
+LoopRing::~LoopRing() {
+  {
+    std::lock_guard lock(registry_mu);
+    auto it = Registry().find(&loop_);
+    if (it != Registry().end() && it->second.expired()) Registry().erase(it);
+  }
+  // Off the loop's thread the loop is gone or going (its posted tasks destroyed with it): its
+  // fd table is not ours to touch.
+  if (watched_ && loop_.in_loop_thread()) loop_.unwatch_fd(eventfd_);
+  if (ring_ready_) io_uring_queue_exit(&ring_);
+  if (eventfd_ >= 0) ::close(eventfd_);
+}
+
+Status LoopRing::setup() {
+  eventfd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (eventfd_ < 0) return Status::FromErrno(errno, "eventfd");
+  int r = InitRing(&ring_);
+  if (r < 0) return Status::FromErrno(-r, "io_uring_queue_init");
+  ring_ready_ = true;
+  r = io_uring_register_eventfd(&ring_, eventfd_);
+  if (r < 0) return Status::FromErrno(-r, "io_uring_register_eventfd");
+  // Optional (kernel 5.19+): without it every operation names its fd.
+  if (io_uring_register_files_sparse(&ring_, kFileSlots) == 0) files_.assign(kFileSlots, false);
+  TC_RETURN_IF_ERROR(loop_.watch_fd(eventfd_, EPOLLIN, [this](uint32_t) { on_eventfd(); }));
+  watched_ = true;
+  return Status::Ok();
+}
+
+uint32_t LoopRing::attach(Client* client) {
+  for (uint32_t id = 0; id < clients_.size(); ++id) {
+    if (clients_[id] == nullptr) {
+      clients_[id] = client;
+      return id;
+    }
+  }
+  clients_.push_back(client);
+  return static_cast<uint32_t>(clients_.size() - 1);
+}
+
+void LoopRing::detach(uint32_t id) { clients_[id] = nullptr; }
+
+int LoopRing::register_file(int fd) {
+  for (size_t i = 0; i < files_.size(); ++i) {
+    if (files_[i]) continue;
+    if (io_uring_register_files_update(&ring_, unsigned(i), &fd, 1) != 1) return -1;
+    files_[i] = true;
+    return static_cast<int>(i);
+  }
+  return -1;
+}
+
+void LoopRing::unregister_file(int index) {
+  if (index < 0) return;
+  int none = -1;
+  io_uring_register_files_update(&ring_, unsigned(index), &none, 1);
+  files_[size_t(index)] = false;
+}
+
+io_uring_sqe* LoopRing::get_sqe() {
+  io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+  if (sqe == nullptr) {
+    submit();  // the queue is full of this round's operations: hand them over now
+    sqe = io_uring_get_sqe(&ring_);
+    assert(sqe != nullptr);
+  }
+  schedule_submit();
+  return sqe;
+}
+
+void LoopRing::schedule_submit() {
+  if (submit_posted_) return;
+  submit_posted_ = true;
+  // Posted: everything prepared in this round of the loop goes to the kernel in one call.
+  // Pooled: a weak_ptr is not trivially copyable, so std::function would allocate it.
+  loop_.post(PooledOnce([weak = weak_from_this()] {
+    if (auto self = weak.lock()) {
+      self->submit_posted_ = false;
+      self->submit();
+    }
+  }));
+}
+
+void LoopRing::submit() {
+  while (io_uring_sq_ready(&ring_) > 0) {
+    int r = io_uring_submit(&ring_);
+    if (r > 0) {
+      enters_.fetch_add(1, std::memory_order_relaxed);
+      sqes_.fetch_add(uint64_t(r), std::memory_order_relaxed);
+      continue;
+    }
+    if (r == -EINTR) continue;
+    // EAGAIN/EBUSY: the kernel is short of memory or holds overflowed completions. The entries
+    // stay queued; reap and try again shortly (a completion may not come: all may be here).
+    on_eventfd();
+    if (!submit_posted_) {
+      submit_posted_ = true;
+      loop_.schedule_after(std::chrono::milliseconds(1), [weak = weak_from_this()] {
+        if (auto self = weak.lock()) {
+          self->submit_posted_ = false;
+          self->submit();
+        }
+      });
+    }
+    return;
+  }
+}
+
+void LoopRing::on_eventfd() {
+  // A completion may drop the last other reference (a connection that ends): finish first.
+  std::shared_ptr<LoopRing> self = shared_from_this();
+  uint64_t count;
+  ssize_t n = ::read(eventfd_, &count, sizeof count);
+  (void)n;  // EAGAIN: nothing new; the peek below finds out anyway
+  wakes_.fetch_add(1, std::memory_order_relaxed);
+  io_uring_cqe* cqe = nullptr;
+  while (io_uring_peek_cqe(&ring_, &cqe) == 0) {
+    const uint64_t data = io_uring_cqe_get_data64(cqe);
+    const int32_t res = cqe->res;
+    io_uring_cqe_seen(&ring_, cqe);  // before the callback, which may prepare more operations
+    const auto id = static_cast<uint32_t>(data >> 32);
+    if (id < clients_.size() && clients_[id] != nullptr) {
+      clients_[id]->on_completion(static_cast<uint32_t>(data), res);
+    }
+  }
+}
+
+LoopRing::Counters LoopRing::counters() const {
+  return Counters{enters_.load(std::memory_order_relaxed), sqes_.load(std::memory_order_relaxed),
+                  wakes_.load(std::memory_order_relaxed)};
+}
+
+}  // namespace tiercache

@@ -1,0 +1,95 @@
+// LoopRing: the one io_uring of an event loop, shared by everything on that loop that does
+// kernel I/O through a ring: the file devices' queues (UringContext) and the NBD sockets
+// (RingSocket). Operations prepared during a loop round go to the kernel in one io_uring_enter
+// at its end, disk and network alike, and every completion comes back through one eventfd wake.
+// Created on first use per loop (ForLoop) and shared: it goes away with its last user.
+// Loop-thread only, including destruction of the last reference.
+#pragma once
+
+#include <liburing.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "cachelib/common/event_loop.h"
+
+namespace tiercache {
+
+class LoopRing : public std::enable_shared_from_this<LoopRing> {
+ public:
+  // Something whose operations run on the ring. Every completion of an operation it prepared
+  // comes back to it, on the loop, with the tag it gave and the kernel's result.
+  class Client {
+   public:
+    virtual void on_completion(uint32_t tag, int32_t res) = 0;
+
+   protected:
+    ~Client() = default;
+  };
+
+  // Counters of the whole ring (all clients). Thread-safe snapshot.
+  struct Counters {
+    uint64_t enters = 0;  // io_uring_enter calls that submitted
+    uint64_t sqes = 0;    // operations submitted
+    uint64_t wakes = 0;   // eventfd wake-ups that reaped completions
+  };
+
+  // The ring of `loop`, created (and its eventfd watched) on the first call on that loop.
+  // Errors: io_uring refused (ENOSYS under seccomp, EPERM with kernel.io_uring_disabled), or
+  // NotSupported on loops without fds (SimEventLoop). REQUIRES: called on `loop`'s thread.
+  static Result<std::shared_ptr<LoopRing>> ForLoop(EventLoop& loop);
+  // REQUIRES: every client detached with nothing in flight; on the loop's thread (or the loop
+  // is gone).
+  ~LoopRing();
+  LoopRing(const LoopRing&) = delete;
+  LoopRing& operator=(const LoopRing&) = delete;
+
+  EventLoop& loop() { return loop_; }
+
+  // A client id for get_sqe(). The client must stay alive until detach(id).
+  uint32_t attach(Client* client);
+  // REQUIRES: none of the client's operations is in the kernel.
+  void detach(uint32_t id);
+
+  // An entry for one operation, to fill with an io_uring_prep_* helper and then label(); it goes
+  // to the kernel at the end of this loop round. Never null: a full queue is submitted first.
+  io_uring_sqe* get_sqe();
+  // Sends the completion of `sqe`'s operation to client `id` with `tag`. Call after the prep
+  // helper (which may clear the entry's user data).
+  static void label(io_uring_sqe* sqe, uint32_t id, uint32_t tag) {
+    io_uring_sqe_set_data64(sqe, (uint64_t{id} << 32) | tag);
+  }
+
+  // Hands every entry prepared so far to the kernel now (the end of the round does it anyway).
+  void submit();
+
+  // Entries one io_uring_enter takes; a round with more enters more than once.
+  static constexpr uint32_t kSqEntries = 256;
+
+  // Puts `fd` in the ring's file table (the kernel then skips a file lookup and reference per
+  // operation): its index for IOSQE_FIXED_FILE, or -1 when the table is full or refused.
+  int register_file(int fd);
+  void unregister_file(int index);
+
+  Counters counters() const;
+
+ private:
+  explicit LoopRing(EventLoop& loop);
+  Status setup();
+  void schedule_submit();
+  void on_eventfd();
+
+  EventLoop& loop_;
+  io_uring ring_{};
+  bool ring_ready_ = false;
+  int eventfd_ = -1;
+  bool watched_ = false;
+  bool submit_posted_ = false;
+  std::vector<Client*> clients_;  // by id; nullptr when free
+  std::vector<bool> files_;       // file table slots in use; empty if the table was refused
+  std::atomic<uint64_t> enters_{0}, sqes_{0}, wakes_{0};
+};
+
+}  // namespace tiercache

@@ -1,0 +1,152 @@
+// LoopRing: one ring per loop, completions routed to the client and tag that prepared them, one
+// io_uring_enter for everything prepared in a loop round, and its file table.
+#include "cachelib/device/loop_ring.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <future>
+#include <utility>
+#include <vector>
+
+#include "cachelib/common/epoll_event_loop.h"
+#include "cachelib/common/sim_event_loop.h"
+
+namespace tiercache {
+namespace {
+
+// Records (tag, res) of each completion; fulfils `done` after `expected` of them.
+class RecordingClient final : public LoopRing::Client {
+ public:
+  explicit RecordingClient(size_t expected) : expected_(expected) {}
+  void on_completion(uint32_t tag, int32_t res) override {
+    seen.emplace_back(tag, res);
+    if (seen.size() == expected_) done.set_value();
+  }
+  std::vector<std::pair<uint32_t, int32_t>> seen;
+  std::promise<void> done;
+
+ private:
+  size_t expected_;
+};
+
+void PrepareNop(LoopRing& ring, uint32_t id, uint32_t tag) {
+  io_uring_sqe* sqe = ring.get_sqe();
+  io_uring_prep_nop(sqe);
+  LoopRing::label(sqe, id, tag);
+}
+
+class LoopRingTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto t = LoopThread::Start("ring-test");
+    ASSERT_TRUE(t.ok()) << t.status().ToString();
+    thread_ = std::move(t).value();
+  }
+  std::shared_ptr<LoopRing> RingOf(LoopThread& t) {
+    std::shared_ptr<LoopRing> ring;
+    t.run_sync([&] {
+      auto r = LoopRing::ForLoop(t.loop());
+      if (r.ok()) ring = std::move(r).value();
+    });
+    return ring;
+  }
+  void Drop(std::shared_ptr<LoopRing>& ring) {
+    thread_->run_sync([&] { ring.reset(); });
+  }
+  std::unique_ptr<LoopThread> thread_;
+};
+
+TEST_F(LoopRingTest, OneRingPerLoop) {
+  auto a = RingOf(*thread_);
+  auto b = RingOf(*thread_);
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(a.get(), b.get());
+  auto other = LoopThread::Start("ring-test-2");
+  ASSERT_TRUE(other.ok());
+  auto c = RingOf(**other);
+  ASSERT_TRUE(c);
+  EXPECT_NE(a.get(), c.get());
+  (*other)->run_sync([&] { c.reset(); });
+  Drop(a);
+  Drop(b);
+}
+
+TEST_F(LoopRingTest, CompletionsReachTheirClientAndTagInOneEnterPerRound) {
+  auto ring = RingOf(*thread_);
+  ASSERT_TRUE(ring);
+  RecordingClient first(3), second(2);
+  uint32_t first_id = 0, second_id = 0;
+  thread_->run_sync([&] {
+    first_id = ring->attach(&first);
+    second_id = ring->attach(&second);
+    // One loop task: all five go to the kernel together at the end of the round.
+    PrepareNop(*ring, first_id, 7);
+    PrepareNop(*ring, second_id, 1);
+    PrepareNop(*ring, first_id, 8);
+    PrepareNop(*ring, second_id, 2);
+    PrepareNop(*ring, first_id, 9);
+  });
+  first.done.get_future().wait();
+  second.done.get_future().wait();
+  thread_->run_sync([&] {
+    EXPECT_EQ(first.seen, (std::vector<std::pair<uint32_t, int32_t>>{{7, 0}, {8, 0}, {9, 0}}));
+    EXPECT_EQ(second.seen, (std::vector<std::pair<uint32_t, int32_t>>{{1, 0}, {2, 0}}));
+    const LoopRing::Counters c = ring->counters();
+    EXPECT_EQ(c.enters, 1u);
+    EXPECT_EQ(c.sqes, 5u);
+    ring->detach(first_id);
+    ring->detach(second_id);
+  });
+  Drop(ring);
+}
+
+TEST_F(LoopRingTest, RoundLargerThanTheQueueEntersOncePerFullQueue) {
+  auto ring = RingOf(*thread_);
+  ASSERT_TRUE(ring);
+  constexpr uint32_t kOps = 2 * LoopRing::kSqEntries + 10;
+  RecordingClient client(kOps);
+  thread_->run_sync([&] {
+    const uint32_t id = ring->attach(&client);
+    for (uint32_t i = 0; i < kOps; ++i) PrepareNop(*ring, id, i);
+  });
+  client.done.get_future().wait();
+  thread_->run_sync([&] {
+    EXPECT_EQ(ring->counters().enters, 3u);
+    EXPECT_EQ(ring->counters().sqes, uint64_t(kOps));
+    ring->detach(0);
+  });
+  Drop(ring);
+}
+
+TEST_F(LoopRingTest, FileTableHandsOutAndReusesSlots) {
+  auto ring = RingOf(*thread_);
+  ASSERT_TRUE(ring);
+  int a = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  int b = open("/dev/zero", O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(a, 0);
+  ASSERT_GE(b, 0);
+  thread_->run_sync([&] {
+    EXPECT_EQ(ring->register_file(a), 0);
+    EXPECT_EQ(ring->register_file(b), 1);
+    ring->unregister_file(0);
+    EXPECT_EQ(ring->register_file(b), 0);
+    ring->unregister_file(0);
+    ring->unregister_file(1);
+  });
+  close(a);
+  close(b);
+  Drop(ring);
+}
+
+TEST(LoopRingSimTest, LoopWithoutFdsIsNotSupported) {
+  SimEventLoop loop;
+  EventLoop::ScopedCurrent scope(&loop);
+  auto ring = LoopRing::ForLoop(loop);
+  ASSERT_FALSE(ring.ok());
+  EXPECT_EQ(ring.status().code(), Status::Code::kNotSupported);
+}
+
+}  // namespace
+}  // namespace tiercache
