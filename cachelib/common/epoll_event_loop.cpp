@@ -155,6 +155,23 @@ void EpollEventLoop::run_due_timers() {
   arm_timerfd_locked();
 }
 
+bool EpollEventLoop::install_waiter(LoopWaiter* waiter) {
+  if (waiter_ != nullptr) return false;
+  waiter_ = waiter;
+  return true;
+}
+
+void EpollEventLoop::remove_waiter(LoopWaiter* waiter) {
+  if (waiter_ == waiter) waiter_ = nullptr;
+}
+
+int EpollEventLoop::wait_for_events(epoll_event* events, int max, bool block) {
+  if (waiter_ == nullptr) return epoll_wait(epfd_, events, max, block ? -1 : 0);
+  // The waiter may go away during its wait (its last user ended in a completion).
+  if (!waiter_->wait(epfd_, block)) return 0;
+  return epoll_wait(epfd_, events, max, 0);
+}
+
 void EpollEventLoop::run() {
   ScopedCurrent scope(this);
   epoll_event events[64];
@@ -167,7 +184,7 @@ void EpollEventLoop::run() {
       have_posted = !posted_.empty();
     }
     bool polling = !have_posted && busy_poll > 0 && clock().now().count() < poll_until;
-    int n = epoll_wait(epfd_, events, 64, have_posted || polling ? 0 : -1);
+    int n = wait_for_events(events, 64, !have_posted && !polling);
     if (n < 0 && errno != EINTR) break;
     if (busy_poll > 0) {
       if (n > 0 || have_posted) {

@@ -1,9 +1,13 @@
 // EpollEventLoop: a real-time EventLoop on one thread: epoll for fds, an eventfd to wake it for
 // posted tasks, a timerfd (CLOCK_MONOTONIC, nanosecond precision) for timers.
 // run() dispatches on the calling thread until stop(); everything else is thread-safe unless noted.
+// A LoopWaiter (the loop's io_uring) may take over the sleeping, so that one io_uring_enter both
+// waits for fd events and for I/O completions.
 // Optionally it busy-polls for a short while after each event instead of sleeping at once,
 // which saves a wake-up per request when requests and completions arrive microseconds apart.
 #pragma once
+
+#include <sys/epoll.h>
 
 #include <atomic>
 #include <map>
@@ -38,6 +42,8 @@ class EpollEventLoop final : public EventLoop {
   Status modify_fd(int fd, uint32_t events) override;
   void unwatch_fd(int fd) override;
   const Clock& clock() const override { return SteadyClock::instance(); }
+  bool install_waiter(LoopWaiter* waiter) override;
+  void remove_waiter(LoopWaiter* waiter) override;
 
   // Dispatches events on the calling thread until stop() is called. Runs posted tasks that were
   // queued before stop() before returning.
@@ -50,6 +56,9 @@ class EpollEventLoop final : public EventLoop {
   void run_posted();
   void run_due_timers();
   void arm_timerfd_locked();
+  // epoll_wait, or the waiter's sleep followed by a non-blocking epoll_wait when it saw the
+  // epoll fd ready.
+  int wait_for_events(epoll_event* events, int max, bool block);
 
   const int epfd_;
   const int wakefd_;
@@ -66,6 +75,7 @@ class EpollEventLoop final : public EventLoop {
   uint64_t next_timer_id_ = 1;
   int64_t armed_for_ = -1;
 
+  LoopWaiter* waiter_ = nullptr;  // loop-thread only
   // Loop-thread only. shared_ptr so a callback that unwatches itself stays alive while running.
   std::unordered_map<int, std::shared_ptr<FdCallback>> fd_callbacks_;
 };

@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "cachelib/common/clock.h"
+#include "cachelib/common/loop_waiter.h"
 #include "cachelib/common/status.h"
 
 namespace tiercache {
@@ -40,6 +41,12 @@ class EventLoop {
   virtual void unwatch_fd(int fd) = 0;
 
   virtual const Clock& clock() const = 0;
+
+  // Lets `waiter` do this loop's sleeping from now on (see LoopWaiter); false on loops that
+  // cannot (no fds, or one is installed already). REQUIRES: on this loop's thread.
+  virtual bool install_waiter(LoopWaiter* /*waiter*/) { return false; }
+  // Back to the loop's own sleeping. REQUIRES: on this loop's thread; `waiter` installed.
+  virtual void remove_waiter(LoopWaiter* /*waiter*/) {}
 
   // True when called from the thread currently running this loop.
   bool in_loop_thread() const { return current() == this; }

@@ -1,9 +1,11 @@
 #include "cachelib/device/loop_ring.h"
 
 #include <sys/epoll.h>
+#include <poll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cassert>
 #include <cerrno>
 #include <chrono>
@@ -70,21 +72,28 @@ LoopRing::~LoopRing() {
   }
   // Off the loop's thread the loop is gone or going (its posted tasks destroyed with it): its
   // fd table is not ours to touch.
-  if (watched_ && loop_.in_loop_thread()) loop_.unwatch_fd(eventfd_);
+  if (loop_.in_loop_thread()) {
+    if (watched_) loop_.unwatch_fd(eventfd_);
+    if (waiter_installed_) loop_.remove_waiter(this);
+  }
   if (ring_ready_) io_uring_queue_exit(&ring_);
   if (eventfd_ >= 0) ::close(eventfd_);
 }
 
 Status LoopRing::setup() {
-  eventfd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (eventfd_ < 0) return Status::FromErrno(errno, "eventfd");
   int r = InitRing(&ring_);
   if (r < 0) return Status::FromErrno(-r, "io_uring_queue_init");
   ring_ready_ = true;
-  r = io_uring_register_eventfd(&ring_, eventfd_);
-  if (r < 0) return Status::FromErrno(-r, "io_uring_register_eventfd");
   // Optional (kernel 5.19+): without it every operation names its fd.
   if (io_uring_register_files_sparse(&ring_, kFileSlots) == 0) files_.assign(kFileSlots, false);
+  if (loop_.install_waiter(this)) {
+    waiter_installed_ = true;
+    return Status::Ok();
+  }
+  eventfd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (eventfd_ < 0) return Status::FromErrno(errno, "eventfd");
+  r = io_uring_register_eventfd(&ring_, eventfd_);
+  if (r < 0) return Status::FromErrno(-r, "io_uring_register_eventfd");
   TC_RETURN_IF_ERROR(loop_.watch_fd(eventfd_, EPOLLIN, [this](uint32_t) { on_eventfd(); }));
   watched_ = true;
   return Status::Ok();
@@ -127,7 +136,8 @@ io_uring_sqe* LoopRing::get_sqe() {
     sqe = io_uring_get_sqe(&ring_);
     assert(sqe != nullptr);
   }
-  schedule_submit();
+  // Sleeping for the loop, the ring submits when the round ends anyway (wait()).
+  if (!waiter_installed_) schedule_submit();
   return sqe;
 }
 
@@ -155,7 +165,7 @@ void LoopRing::submit() {
     if (r == -EINTR) continue;
     // EAGAIN/EBUSY: the kernel is short of memory or holds overflowed completions. The entries
     // stay queued; reap and try again shortly (a completion may not come: all may be here).
-    on_eventfd();
+    reap();
     if (!submit_posted_) {
       submit_posted_ = true;
       loop_.schedule_after(std::chrono::milliseconds(1), [weak = weak_from_this()] {
@@ -175,14 +185,54 @@ void LoopRing::on_eventfd() {
   uint64_t count;
   ssize_t n = ::read(eventfd_, &count, sizeof count);
   (void)n;  // EAGAIN: nothing new; the peek below finds out anyway
-  wakes_.fetch_add(1, std::memory_order_relaxed);
+  waits_.fetch_add(1, std::memory_order_relaxed);
+  reap();
+}
+
+bool LoopRing::wait(int epfd, bool block) {
+  std::shared_ptr<LoopRing> self = shared_from_this();  // as in on_eventfd()
+  epoll_ready_ = false;
+  unsigned own = 0;  // the watch of the epoll fd, when (re-)armed now
+  if (!epoll_watch_armed_) {
+    io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+    if (sqe == nullptr) {
+      submit();
+      sqe = io_uring_get_sqe(&ring_);
+    }
+    io_uring_prep_poll_add(sqe, epfd, POLLIN);
+    label(sqe, kEpollWatch, 0);
+    epoll_watch_armed_ = true;
+    own = 1;
+  }
+  // The round's operations go to the kernel here, with the sleep when there is one: one call.
+  const unsigned clients = io_uring_sq_ready(&ring_) - own;
+  int r = 0;
+  if (block) {
+    r = io_uring_submit_and_wait(&ring_, 1);
+    waits_.fetch_add(1, std::memory_order_relaxed);
+  } else if (io_uring_sq_ready(&ring_) > 0) {
+    r = io_uring_submit(&ring_);
+  }
+  if (clients > 0 && r > 0) {
+    enters_.fetch_add(1, std::memory_order_relaxed);
+    sqes_.fetch_add(std::min<uint64_t>(clients, uint64_t(r)), std::memory_order_relaxed);
+  }
+  // (EINTR, EBUSY: what was not submitted stays queued for the next call.)
+  reap();
+  return epoll_ready_;
+}
+
+void LoopRing::reap() {
   io_uring_cqe* cqe = nullptr;
   while (io_uring_peek_cqe(&ring_, &cqe) == 0) {
     const uint64_t data = io_uring_cqe_get_data64(cqe);
     const int32_t res = cqe->res;
     io_uring_cqe_seen(&ring_, cqe);  // before the callback, which may prepare more operations
     const auto id = static_cast<uint32_t>(data >> 32);
-    if (id < clients_.size() && clients_[id] != nullptr) {
+    if (id == kEpollWatch) {
+      epoll_watch_armed_ = false;
+      epoll_ready_ = true;  // (an error too: the loop's epoll_wait says what it is)
+    } else if (id < clients_.size() && clients_[id] != nullptr) {
       clients_[id]->on_completion(static_cast<uint32_t>(data), res);
     }
   }
@@ -190,7 +240,7 @@ void LoopRing::on_eventfd() {
 
 LoopRing::Counters LoopRing::counters() const {
   return Counters{enters_.load(std::memory_order_relaxed), sqes_.load(std::memory_order_relaxed),
-                  wakes_.load(std::memory_order_relaxed)};
+                  waits_.load(std::memory_order_relaxed)};
 }
 
 }  // namespace tiercache

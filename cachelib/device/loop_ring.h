@@ -1,7 +1,10 @@
 // LoopRing: the one io_uring of an event loop, shared by everything on that loop that does
 // kernel I/O through a ring: the file devices' queues (UringContext) and the NBD sockets
 // (RingSocket). Operations prepared during a loop round go to the kernel in one io_uring_enter
-// at its end, disk and network alike, and every completion comes back through one eventfd wake.
+// at its end, disk and network alike. On an EpollEventLoop the ring also does the loop's sleeping
+// (LoopWaiter): it watches the epoll fd itself, so one io_uring_enter submits, sleeps until an
+// fd event or a completion, and returns with the completions. On other loops with fds an eventfd
+// the loop watches brings the completions back.
 // Created on first use per loop (ForLoop) and shared: it goes away with its last user.
 // Loop-thread only, including destruction of the last reference.
 #pragma once
@@ -17,7 +20,7 @@
 
 namespace tiercache {
 
-class LoopRing : public std::enable_shared_from_this<LoopRing> {
+class LoopRing : public std::enable_shared_from_this<LoopRing>, private LoopWaiter {
  public:
   // Something whose operations run on the ring. Every completion of an operation it prepared
   // comes back to it, on the loop, with the tag it gave and the kernel's result.
@@ -31,9 +34,9 @@ class LoopRing : public std::enable_shared_from_this<LoopRing> {
 
   // Counters of the whole ring (all clients). Thread-safe snapshot.
   struct Counters {
-    uint64_t enters = 0;  // io_uring_enter calls that submitted
-    uint64_t sqes = 0;    // operations submitted
-    uint64_t wakes = 0;   // eventfd wake-ups that reaped completions
+    uint64_t enters = 0;  // io_uring_enter calls that submitted before a loop's sleep
+    uint64_t sqes = 0;    // clients' operations submitted
+    uint64_t waits = 0;   // sleeps: the loop's (waiting on the ring) or eventfd wake-ups
   };
 
   // The ring of `loop`, created (and its eventfd watched) on the first call on that loop.
@@ -54,7 +57,8 @@ class LoopRing : public std::enable_shared_from_this<LoopRing> {
   void detach(uint32_t id);
 
   // An entry for one operation, to fill with an io_uring_prep_* helper and then label(); it goes
-  // to the kernel at the end of this loop round. Never null: a full queue is submitted first.
+  // to the kernel at the end of this loop round (with the loop's sleep, when the ring does it).
+  // Never null: a full queue is submitted first.
   io_uring_sqe* get_sqe();
   // Sends the completion of `sqe`'s operation to client `id` with `tag`. Call after the prep
   // helper (which may clear the entry's user data).
@@ -62,7 +66,8 @@ class LoopRing : public std::enable_shared_from_this<LoopRing> {
     io_uring_sqe_set_data64(sqe, (uint64_t{id} << 32) | tag);
   }
 
-  // Hands every entry prepared so far to the kernel now (the end of the round does it anyway).
+  // Hands every entry prepared so far to the kernel now (the end of the round does it anyway);
+  // needed before an fd they name is closed.
   void submit();
 
   // Entries one io_uring_enter takes; a round with more enters more than once.
@@ -74,22 +79,32 @@ class LoopRing : public std::enable_shared_from_this<LoopRing> {
   void unregister_file(int index);
 
   Counters counters() const;
+  // Whether the ring does its loop's sleeping (an EpollEventLoop), rather than an eventfd.
+  bool waits_for_loop() const { return waiter_installed_; }
 
  private:
+  // Completions of this id are the ring's own watch of the loop's epoll fd.
+  static constexpr uint32_t kEpollWatch = 0xffffffff;
   explicit LoopRing(EventLoop& loop);
   Status setup();
   void schedule_submit();
   void on_eventfd();
+  bool wait(int epfd, bool block) override;
+  // Runs the callbacks of every completion in the queue.
+  void reap();
 
   EventLoop& loop_;
   io_uring ring_{};
   bool ring_ready_ = false;
   int eventfd_ = -1;
   bool watched_ = false;
+  bool waiter_installed_ = false;
+  bool epoll_watch_armed_ = false;  // a poll of the loop's epoll fd is in the kernel
+  bool epoll_ready_ = false;        // its completion came in this wait
   bool submit_posted_ = false;
   std::vector<Client*> clients_;  // by id; nullptr when free
   std::vector<bool> files_;       // file table slots in use; empty if the table was refused
-  std::atomic<uint64_t> enters_{0}, sqes_{0}, wakes_{0};
+  std::atomic<uint64_t> enters_{0}, sqes_{0}, waits_{0};
 };
 
 }  // namespace tiercache

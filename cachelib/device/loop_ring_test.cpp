@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <sys/epoll.h>
+
+#include <chrono>
 #include <future>
 #include <utility>
 #include <vector>
@@ -117,6 +120,50 @@ TEST_F(LoopRingTest, RoundLargerThanTheQueueEntersOncePerFullQueue) {
     EXPECT_EQ(ring->counters().sqes, uint64_t(kOps));
     ring->detach(0);
   });
+  Drop(ring);
+}
+
+// On an EpollEventLoop the ring does the loop's sleeping: everything that used to wake
+// epoll_wait (posts from other threads, timers, watched fds) still wakes the loop, and so do the
+// ring's own completions.
+TEST_F(LoopRingTest, TheRingSleepsForTheLoopAndEveryEventStillWakesIt) {
+  auto ring = RingOf(*thread_);
+  ASSERT_TRUE(ring);
+  bool waits_for_loop = false;
+  thread_->run_sync([&] { waits_for_loop = ring->waits_for_loop(); });
+  EXPECT_TRUE(waits_for_loop);
+  const uint64_t waits_before = ring->counters().waits;
+
+  std::promise<void> posted, timer, fd_event;
+  thread_->loop().post([&] { posted.set_value(); });  // from this thread: the wake eventfd
+  posted.get_future().wait();
+  thread_->loop().schedule_after(std::chrono::milliseconds(2), [&] { timer.set_value(); });
+  timer.get_future().wait();
+  int pipe_fds[2];
+  ASSERT_EQ(pipe2(pipe_fds, O_NONBLOCK | O_CLOEXEC), 0);
+  thread_->run_sync([&] {
+    ASSERT_TRUE(thread_->loop()
+                    .watch_fd(pipe_fds[0], EPOLLIN,
+                              [&](uint32_t) {
+                                char c;
+                                EXPECT_EQ(read(pipe_fds[0], &c, 1), 1);
+                                fd_event.set_value();
+                              })
+                    .ok());
+  });
+  ASSERT_EQ(write(pipe_fds[1], "x", 1), 1);
+  fd_event.get_future().wait();
+  RecordingClient client(1);
+  thread_->run_sync([&] {
+    thread_->loop().unwatch_fd(pipe_fds[0]);
+    PrepareNop(*ring, ring->attach(&client), 5);
+  });
+  client.done.get_future().wait();
+  EXPECT_EQ(client.seen, (std::vector<std::pair<uint32_t, int32_t>>{{5, 0}}));
+  EXPECT_GE(ring->counters().waits, waits_before + 3);  // it slept between the events
+  thread_->run_sync([&] { ring->detach(0); });
+  close(pipe_fds[0]);
+  close(pipe_fds[1]);
   Drop(ring);
 }
 

@@ -80,12 +80,15 @@ void UringContext::prepare(uint32_t slot) {
 
 void UringContext::submit_prepared() {
   if (prepared_ == 0) return;
-  // Now rather than at the end of the loop's round: the disk gets its operations a task
-  // earlier; socket operations prepared before this go along in the same io_uring_enter.
-  ring_->submit();
-  const uint64_t enters = ring_->counters().enters - enters_before_;
+  // A ring that sleeps for the loop submits the round with that sleep (one io_uring_enter for
+  // the disk, the sockets and the wait). Otherwise now rather than at the end of the loop's
+  // round: the disk gets its operations a task earlier.
+  const bool with_the_sleep = ring_->waits_for_loop();
+  if (!with_the_sleep) ring_->submit();
+  // Calls this round made: one per queue it filled, and the one that ends it.
+  const uint64_t enters = ring_->counters().enters - enters_before_ + (with_the_sleep ? 1 : 0);
   count_submit_call(prepared_);
-  for (uint64_t i = 1; i < enters; ++i) count_submit_call(0);  // the round filled the queue
+  for (uint64_t i = 1; i < enters; ++i) count_submit_call(0);
   prepared_ = 0;
 }
 

@@ -1,7 +1,8 @@
 // UringContext: an IoQueue on the loop's shared io_uring (LoopRing), FileDevice's preferred
 // backend. Operations started during a loop round (merged ones as readv/writev when their
 // buffers are apart) become entries of the loop's ring; the round's end hands them to the kernel
-// in one io_uring_enter, with whatever the loop's sockets and other devices prepared before it.
+// with whatever the loop's sockets and other devices prepared, in one io_uring_enter (the one
+// that also puts the loop to sleep, on an EpollEventLoop).
 // Each completion's callback runs as soon as the loop sees it. The device's fd sits in the
 // ring's file table when there is room (no file lookup and reference per operation). Buffers are
 // not registered: the engine's come from the heap, not from a fixed pool the ring could pin once.
