@@ -37,7 +37,10 @@ $expected_files"
 "$prefix/sbin/tiercached" --help >/dev/null || fail "installed tiercached --help"
 "$prefix/bin/tiercache-bench" --help >/dev/null || fail "installed tiercache-bench --help"
 # `tiercache bench` runs the tiercache-bench installed beside it.
-"$prefix/bin/tiercache" bench --list | grep -q "^boot" || fail "installed tiercache bench --list"
+# (Outputs are read whole before grep -q, which exits at the first match: a writer still writing
+# would die of SIGPIPE, and pipefail would call that a failure.)
+list="$("$prefix/bin/tiercache" bench --list)" || fail "installed tiercache bench --list"
+grep -q "^boot" <<<"$list" || fail "installed tiercache bench --list: no boot workload: $list"
 
 # The pages render with groff's warnings on (-ww), and say what their NAME section says.
 check_man() {  # FILE NAME-LINE
@@ -53,8 +56,8 @@ check_man "$prefix/share/man/man1/tiercache.1.gz" \
   "tiercache - create, inspect and control SSD caches in front of HDDs"
 check_man "$prefix/share/man/man8/tiercached.8.gz" \
   "tiercached - the tiercache daemon: serves an SSD-cached HDD as one block device"
-zcat "$prefix/share/man/man8/tiercached.8.gz" | head -c 2000 | grep -q '^\.TH "TIERCACHED" "8"' ||
-  fail "tiercached.8.gz has no .TH TIERCACHED 8 line"
+page="$(zcat "$prefix/share/man/man8/tiercached.8.gz")" || fail "zcat tiercached.8.gz"
+grep -q '^\.TH "TIERCACHED" "8"' <<<"$page" || fail "tiercached.8.gz has no .TH TIERCACHED 8 line"
 # gzip -n: no name or time stamp in the header (bytes 3-7, flags and mtime: all zero).
 [ "$(od -An -tx1 -j3 -N5 "$prefix/share/man/man1/tiercache.1.gz" | tr -d ' ')" = 0000000000 ] ||
   fail "tiercache.1.gz carries a name or a time stamp (gzip without -n)"
@@ -83,6 +86,7 @@ depends="$(dpkg-deb -f "$deb" Depends)"
 for lib in libaio1 liburing2 libxxhash0 libsystemd0 libstdc++6; do
   grep -q "\b$lib\b" <<<"$depends" || fail "$deb does not depend on $lib: $depends"
 done
-dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/lib/systemd/system/tiercached@.service |
-  grep -qxF "ExecStart=/usr/sbin/tiercached --foreground --config /etc/tiercache/%i.conf" ||
-  fail "the packaged tiercached@.service does not start /usr/sbin/tiercached"
+unit="$(dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/lib/systemd/system/tiercached@.service)" ||
+  fail "no tiercached@.service in $deb"
+grep -qxF "ExecStart=/usr/sbin/tiercached --foreground --config /etc/tiercache/%i.conf" <<<"$unit" ||
+  fail "the packaged tiercached@.service does not start /usr/sbin/tiercached: $unit"
