@@ -16,6 +16,8 @@ packages=(
   libnbd-bin python3-libnbd nbdkit qemu-utils fio jq
   # parses `tiercache stats --prometheus` in tests/e2e/test-tiercached-prometheus.sh
   python3-prometheus-client
+  # refuses io_uring to tiercached in tests/e2e/test-tiercached-without-io-uring.sh (seccomp)
+  python3-seccomp
   # mount test
   fuse3 e2fsprogs util-linux
   # real-kernel VM tests (tests/vm/): qemu TCG, busybox initramfs, guest nbd-client, unpacking

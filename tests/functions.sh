@@ -190,7 +190,8 @@ start_tiercached() {
   TC_URI="nbd+unix:///?socket=$TC_SOCKET"
   local pidfile="$TEST_TMP/tiercached-$name.pid"
   rm -f "$pidfile"
-  "$TIERCACHED" --cache "$cache" --foreground --pidfile "$pidfile" "$@" &
+  # TC_WRAPPER: a command that runs the daemon in its own process (e.g. without-io-uring.py).
+  ${TC_WRAPPER:-} "$TIERCACHED" --cache "$cache" --foreground --pidfile "$pidfile" "$@" &
   TC_PID=$!
   local i
   for ((i = 0; i < 300; i++)); do
