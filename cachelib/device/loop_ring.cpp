@@ -137,21 +137,25 @@ io_uring_sqe* LoopRing::get_sqe() {
     assert(sqe != nullptr);
   }
   // Sleeping for the loop, the ring submits when the round ends anyway (wait()).
-  if (!waiter_installed_) schedule_submit();
+  if (!waiter_installed_) submit_later(Nanos(0));
   return sqe;
 }
 
-void LoopRing::schedule_submit() {
+void LoopRing::submit_later(Nanos delay) {
   if (submit_posted_) return;
   submit_posted_ = true;
-  // Posted: everything prepared in this round of the loop goes to the kernel in one call.
   // Pooled: a weak_ptr is not trivially copyable, so std::function would allocate it.
-  loop_.post(PooledOnce([weak = weak_from_this()] {
+  auto task = PooledOnce([weak = weak_from_this()] {
     if (auto self = weak.lock()) {
       self->submit_posted_ = false;
       self->submit();
     }
-  }));
+  });
+  if (delay == Nanos(0)) {
+    loop_.post(std::move(task));  // everything prepared in this round goes in one call
+  } else {
+    loop_.schedule_after(delay, std::move(task));
+  }
 }
 
 void LoopRing::submit() {
@@ -166,15 +170,7 @@ void LoopRing::submit() {
     // EAGAIN/EBUSY: the kernel is short of memory or holds overflowed completions. The entries
     // stay queued; reap and try again shortly (a completion may not come: all may be here).
     reap();
-    if (!submit_posted_) {
-      submit_posted_ = true;
-      loop_.schedule_after(std::chrono::milliseconds(1), [weak = weak_from_this()] {
-        if (auto self = weak.lock()) {
-          self->submit_posted_ = false;
-          self->submit();
-        }
-      });
-    }
+    submit_later(std::chrono::milliseconds(1));
     return;
   }
 }
@@ -194,11 +190,7 @@ bool LoopRing::wait(int epfd, bool block) {
   epoll_ready_ = false;
   unsigned own = 0;  // the watch of the epoll fd, when (re-)armed now
   if (!epoll_watch_armed_) {
-    io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
-    if (sqe == nullptr) {
-      submit();
-      sqe = io_uring_get_sqe(&ring_);
-    }
+    io_uring_sqe* sqe = get_sqe();  // (waiting for the loop: it posts no submit)
     io_uring_prep_poll_add(sqe, epfd, POLLIN);
     label(sqe, kEpollWatch, 0);
     epoll_watch_armed_ = true;

@@ -87,7 +87,8 @@ class LoopRing : public std::enable_shared_from_this<LoopRing>, private LoopWait
   static constexpr uint32_t kEpollWatch = 0xffffffff;
   explicit LoopRing(EventLoop& loop);
   Status setup();
-  void schedule_submit();
+  // Submits from a task posted now (delay 0: at the end of this round) or after `delay`; once.
+  void submit_later(Nanos delay);
   void on_eventfd();
   bool wait(int epfd, bool block) override;
   // Runs the callbacks of every completion in the queue.
