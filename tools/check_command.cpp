@@ -27,8 +27,9 @@ void PrintReport(const CheckReport& r, const std::string& cache, std::ostream& o
       << "mode:       " << ModeName(info.mode) << "\n"
       << "policies:   " << DescribePolicies(PolicyOptionsToJson(info.policies)) << "\n"
       << "layout:     " << info.line_count << " lines of " << FormatSize(info.line_size)
-      << ", " << layout.page_count << " metadata pages, data at " << FormatSize(info.data_offset)
-      << "\n"
+      << ", " << layout.page_count << " metadata pages, a record journal of "
+      << FormatSize(layout.journal_blocks * format::kBlockSize) << ", data at "
+      << FormatSize(info.data_offset) << "\n"
       << "shutdown:   "
       << (info.was_clean_shutdown ? "clean"
                                   : "not clean (in use, or the last run crashed; only dirty "

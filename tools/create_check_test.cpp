@@ -23,7 +23,7 @@ namespace {
 
 using StorePtr = std::unique_ptr<MetadataStore>;
 
-constexpr uint64_t kSsdSize = 4 << 20;    // 63 lines of 64 KiB after the metadata
+constexpr uint64_t kSsdSize = 4 << 20;    // 62 lines of 64 KiB after the metadata and journal
 constexpr uint64_t kCoreSize = 64 << 20;  // 1024 core lines
 
 class InspectCacheTest : public ::testing::Test {
@@ -40,7 +40,7 @@ class InspectCacheTest : public ::testing::Test {
     options.line_size = 65536;  // the records below use 16-sector lines
     Result<LoadedSuperblock> sb = FormatCache(*runner_, ssd_, core_, options);
     ASSERT_TRUE(sb.ok()) << sb.status().ToString();
-    EXPECT_EQ(sb->sb.layout.line_count, 63u);
+    EXPECT_EQ(sb->sb.layout.line_count, 62u);
     EXPECT_EQ(sb->sb.layout, format::LayoutForSsd(kSsdSize, 65536));
   }
   // Opens the store, stages `records`, persists and closes it cleanly.
@@ -68,7 +68,7 @@ TEST_F(InspectCacheTest, FreshCache) {
   std::vector<std::byte> before = contents();
   Result<CheckReport> report = InspectCache(*runner_, ssd_, std::nullopt);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
-  EXPECT_EQ(report->info.line_count, 63u);
+  EXPECT_EQ(report->info.line_count, 62u);
   EXPECT_EQ(report->info.line_size, 65536u);
   EXPECT_EQ(report->info.mode, CacheMode::kWriteBack);
   EXPECT_EQ(report->info.core, core_);
@@ -79,7 +79,7 @@ TEST_F(InspectCacheTest, FreshCache) {
 }
 
 TEST_F(InspectCacheTest, CountsLinesAndSectors) {
-  write_records({{0, Record(5, 16, 0)}, {7, Record(6, 16, 3)}, {62, Record(1023, 4, 4)}});
+  write_records({{0, Record(5, 16, 0)}, {7, Record(6, 16, 3)}, {61, Record(1023, 4, 4)}});
   std::vector<std::byte> before = contents();
   Result<CheckReport> report = InspectCache(*runner_, ssd_, core_);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
@@ -115,9 +115,9 @@ TEST_F(InspectCacheTest, ADamagedCommittedPageIsExplained) {
   ASSERT_EQ(d->findings.size(), 1u);
   EXPECT_EQ(d->findings[0],
             "metadata page 0 slot A fails its checksum, and no uncommitted round wrote it: "
-            "committed metadata is damaged (lines 0-62). Its older committed copy (round 1) is "
+            "committed metadata is damaged (lines 0-61). Its older committed copy (round 1) is "
             "readable: 2 lines in use, 1 dirty (12288 bytes). A salvage loading it would lose "
-            "every change to lines 0-62 after round 1 (of up to 4128768 bytes of cached data), "
+            "every change to lines 0-61 after round 1 (of up to 4063232 bytes of cached data), "
             "and could revive mappings since reused for other blocks.");
 }
 
@@ -200,7 +200,7 @@ TEST_F(CreateCheckVerbTest, CreateThenCheck) {
             "created a tiercache on " + ssd_ + " (4 MiB) for " + core_ + " (64 MiB)\n");
   EXPECT_NE(out.find("mode:       wt\n"
                      "policies:   admission adaptive, replacement clock, sequential cutoff 4 MiB\n"
-                     "lines:      63 of 64 KiB (3.9 MiB of cache)\n"
+                     "lines:      62 of 64 KiB (3.9 MiB of cache)\n"
                      "start with: tiercached --cache " + ssd_ + " --core " + core_ + "\n"),
             std::string::npos)
       << out;
@@ -211,7 +211,8 @@ TEST_F(CreateCheckVerbTest, CreateThenCheck) {
             std::string::npos) << out;
   EXPECT_NE(out.find("mode:       wt\n"
                      "policies:   admission adaptive, replacement clock, sequential cutoff 4 MiB\n"
-                     "layout:     63 lines of 64 KiB, 1 metadata pages, data at 64 KiB\n"
+                     "layout:     62 lines of 64 KiB, 1 metadata pages, a record journal of 64 KiB, "
+                     "data at 128 KiB\n"
                      "shutdown:   clean\n"
                      "lines:      0 used, 0 dirty (0 dirty sectors, 0 B)\n"
                      "result:     OK\n"),
@@ -220,7 +221,7 @@ TEST_F(CreateCheckVerbTest, CreateThenCheck) {
   CliOptions with_core = check_options();
   with_core.core = core_;
   ASSERT_EQ(run(RunCheck, with_core, /*json=*/true), kExitOk) << err_.str();
-  EXPECT_NE(out_.str().find("\"mode\":\"wt\",\"line_size\":65536,\"line_count\":63,"
+  EXPECT_NE(out_.str().find("\"mode\":\"wt\",\"line_size\":65536,\"line_count\":62,"
                             "\"clean_shutdown\":true,\"lines_used\":0,\"lines_dirty\":0,"
                             "\"dirty_sectors\":0,\"problems\":[],\"policies\":{"
                             "\"admission\":\"adaptive\",\"replacement\":\"clock\","
@@ -238,7 +239,7 @@ TEST_F(CreateCheckVerbTest, CreateRecordsThePoliciesAndCheckShowsThem) {
   ASSERT_EQ(run(RunCreate, o, /*json=*/true), kExitOk) << err_.str();
   std::string out = out_.str();
   EXPECT_EQ(out.substr(out.find(",\"data_offset\"")),
-            ",\"data_offset\":65536,\"policies\":{\"admission\":\"adaptive\",\"replacement\":\"lru\","
+            ",\"data_offset\":131072,\"policies\":{\"admission\":\"adaptive\",\"replacement\":\"lru\","
             "\"sequential\":{\"enabled\":true,\"read_cutoff_bytes\":1048576,"
             "\"write_cutoff_bytes\":2097152,\"streams\":16}}}\n");
   ASSERT_EQ(run(RunCheck, check_options()), kExitOk) << err_.str();

@@ -524,8 +524,9 @@ TEST_F(CacheTest, FillsBeyondTheBacklogAreSkippedAndCounted) {
 }
 
 // Write-back writes over trusted lines move their blocks to fresh lines; the old lines' free
-// records share one persist (page writes and three SSD flushes) within kLimboPersistDelay while
-// the shard's reserve is not half in limbo, instead of a persist each.
+// records share one persist (a journal round: one block for the 16 records, two SSD flushes)
+// within kLimboPersistDelay while the shard's reserve is not half in limbo, instead of a persist
+// each.
 TEST_F(CacheTest, FreeRecordsOfMovedLinesShareOnePersist) {
   CacheOptions o = Deterministic();
   o.shards = 1;
@@ -540,14 +541,17 @@ TEST_F(CacheTest, FreeRecordsOfMovedLinesShareOnePersist) {
   EXPECT_EQ(Read(0, 8 * 4096), old_data);  // filled, then trusted by a round
   ASSERT_EQ(C().lines_untrusted, 0u);
   const uint64_t flushes = h->ssd_mem.stats().flushes;
+  const uint64_t writes = h->ssd_mem.stats().writes;
   auto new_data = Pattern(66, 0, 8 * 4096);
   for (uint64_t i = 0; i < 8; ++i) {
     Write(i * 4096, std::vector<std::byte>(new_data.begin() + i * 4096,
                                            new_data.begin() + (i + 1) * 4096));
   }
   EXPECT_EQ(h->ssd_mem.stats().flushes, flushes);  // nothing persisted yet
+  EXPECT_EQ(h->ssd_mem.stats().writes, writes + 8);  // the data, at the new lines
   h->loop.run_for(Engine::kLimboPersistDelay);
-  EXPECT_EQ(h->ssd_mem.stats().flushes, flushes + 3);  // one persist for the 8 moves
+  EXPECT_EQ(h->ssd_mem.stats().flushes, flushes + 2);  // one persist for the 8 moves
+  EXPECT_EQ(h->ssd_mem.stats().writes, writes + 8 + 1);
   EXPECT_EQ(Read(0, 8 * 4096), new_data);
 }
 

@@ -20,6 +20,15 @@ uint64_t Layout::slot_offset(uint64_t page, uint32_t slot) const {
   return metadata_offset + page * kPageStride + slot * kBlockSize;
 }
 
+uint64_t Layout::journal_block_offset(uint64_t i) const {
+  assert(i < journal_blocks);
+  return journal_offset + i * kBlockSize;
+}
+
+uint64_t journal::BlocksFor(uint64_t page_count) {
+  return std::clamp<uint64_t>(page_count / 4, kMinBlocks, kMaxBlocks);
+}
+
 uint32_t Layout::records_in_page(uint64_t page) const {
   uint64_t first = page * records_per_page;
   if (first >= line_count) return 0;
@@ -38,7 +47,11 @@ Layout LayoutFor(uint32_t line_size, uint64_t line_count) {
   l.page_count = (line_count + l.records_per_page - 1) / l.records_per_page;
   l.metadata_offset = kMetadataOffset;
   l.metadata_length = l.page_count * kPageStride;
-  l.data_offset = AlignUp(l.metadata_offset + l.metadata_length, line_size);
+  l.journal_offset = l.metadata_offset + l.metadata_length;
+  l.journal_blocks = journal::BlocksFor(l.page_count);
+  l.journal_entries_per_block =
+      static_cast<uint32_t>((kBlockSize - journal::kHeaderSize) / (8 + l.record_size));
+  l.data_offset = AlignUp(l.journal_offset + l.journal_blocks * kBlockSize, line_size);
   return l;
 }
 
@@ -49,7 +62,10 @@ bool FitsIn64Bits(uint32_t line_size, uint64_t line_count) {
   if (__builtin_mul_overflow(line_count, uint64_t{line_size}, &data_bytes)) return false;
   // At least one record per page, so page_count <= line_count.
   if (__builtin_mul_overflow(line_count, kPageStride, &meta_bytes)) return false;
-  if (__builtin_add_overflow(meta_bytes, kMetadataOffset + line_size, &end)) return false;
+  const uint64_t journal_bytes = journal::kMaxBlocks * kBlockSize;
+  if (__builtin_add_overflow(meta_bytes, kMetadataOffset + journal_bytes + line_size, &end)) {
+    return false;
+  }
   return !__builtin_add_overflow(end, data_bytes, &end);
 }
 

@@ -14,8 +14,9 @@ namespace tiercache::format {
 // ---- Regions ------------------------------------------------------------------------------------
 inline constexpr std::string_view kSuperblockMagic = "TIERCACH";  // 8 bytes, no NUL
 // 2: policies in the superblock; 3: persist rounds; 4: clean records are trusted after a crash
-// (a v3 record may claim a clean copy older than an unflushed core write).
-inline constexpr uint32_t kVersion = 4;
+// (a v3 record may claim a clean copy older than an unflushed core write); 5: the record journal
+// between the metadata and data regions.
+inline constexpr uint32_t kVersion = 5;
 inline constexpr uint64_t kBlockSize = 4096;  // unit of every metadata write
 inline constexpr uint64_t kSuperblockCopies = 2;
 inline constexpr uint64_t kSuperblockOffset[kSuperblockCopies] = {0, 4096};
@@ -68,7 +69,9 @@ inline constexpr size_t kIntentCount = 1224;                   // u32, pages in 
 inline constexpr size_t kReserved4 = 1228;                     // u32, zero
 inline constexpr size_t kIntentPages = 1232;                   // u64[kMaxRoundPages], ascending
 inline constexpr size_t kMaxRoundPages = 256;                  // pages written per round, at most
-inline constexpr size_t kEnd = kIntentPages + 8 * kMaxRoundPages;  // rest of the copy is zero
+// Version 5: the record journal (docs/on-disk-format.md "Record journal").
+inline constexpr size_t kJournalStartRound = kIntentPages + 8 * kMaxRoundPages;  // u64
+inline constexpr size_t kEnd = kJournalStartRound + 8;  // rest of the copy is zero
 inline constexpr size_t kPolicyNameBytes = 16;
 }  // namespace sb
 
@@ -85,6 +88,25 @@ inline constexpr size_t kReserved = 52;                 // u8[12], zero
 inline constexpr size_t kHeaderSize = 64;               // records follow, packed
 }  // namespace slot
 
+// ---- Journal block (4096 bytes). Checksum = XXH64(seed 0) of bytes [16, 4096). --------------
+// Entries: line u64, then the line's record (record_size bytes), packed.
+namespace journal {
+inline constexpr std::string_view kMagic = "TCJOURNL";  // 8 bytes
+inline constexpr size_t kMagicOffset = 0;               // char[8]
+inline constexpr size_t kChecksum = 8;                  // u64
+inline constexpr size_t kRound = 16;                    // u64, the persist round (>= 1)
+inline constexpr size_t kUuid = 24;                     // u8[16], the cache's UUID
+inline constexpr size_t kBlockInRound = 40;             // u32, 0-based
+inline constexpr size_t kBlocksInRound = 44;            // u32, >= 1
+inline constexpr size_t kEntryCount = 48;               // u32, entries in this block
+inline constexpr size_t kReserved = 52;                 // u8[12], zero
+inline constexpr size_t kHeaderSize = 64;               // entries follow, packed
+inline constexpr uint64_t kMinBlocks = 16;
+inline constexpr uint64_t kMaxBlocks = 16384;           // 64 MiB
+// Journal blocks for a metadata region of `page_count` pages: a quarter of it, within bounds.
+uint64_t BlocksFor(uint64_t page_count);
+}  // namespace journal
+
 // ---- Line record (record_size bytes): core_line u64, valid bits, dirty bits. -------------------
 // Bitmaps are ceil(sectors_per_line / 8) bytes; sector i is bit (i % 8) of byte i / 8.
 // A free record has core_line = ~0 and no bits set.
@@ -100,12 +122,17 @@ struct Layout {
   uint64_t page_count = 0;       // ceil(line_count / records_per_page)
   uint64_t metadata_offset = 0;  // kMetadataOffset
   uint64_t metadata_length = 0;  // page_count * kPageStride
-  uint64_t data_offset = 0;      // metadata end, rounded up to line_size
+  uint64_t journal_offset = 0;   // metadata end (version 5)
+  uint64_t journal_blocks = 0;   // journal::BlocksFor(page_count)
+  uint32_t journal_entries_per_block = 0;  // (4096 - 64) / (8 + record_size)
+  uint64_t data_offset = 0;      // journal end, rounded up to line_size
 
   // Bytes of SSD the layout occupies: data_offset + line_count * line_size.
   uint64_t required_size() const;
   // Byte offset of a page slot (0 = A, 1 = B).
   uint64_t slot_offset(uint64_t page, uint32_t slot) const;
+  // Byte offset of journal block `i`.
+  uint64_t journal_block_offset(uint64_t i) const;
   // Records stored in `page` (the last page may be partial).
   uint32_t records_in_page(uint64_t page) const;
   bool operator==(const Layout&) const = default;

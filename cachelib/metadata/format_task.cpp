@@ -86,14 +86,15 @@ void FormatTask::check_existing() {
 }
 
 void FormatTask::zero_metadata() {
+  // The metadata region and the record journal behind it: no block of an earlier cache survives.
   const format::Layout& l = sb_.layout;
-  uint64_t chunk = std::min(kZeroChunk, l.metadata_length);
-  uint64_t count = (l.metadata_length + chunk - 1) / chunk;
-  auto submit = [self = shared_from_this(), chunk](size_t i, IoCallback cb) {
-    const format::Layout& l = self->sb_.layout;
+  const uint64_t total = l.metadata_length + l.journal_blocks * format::kBlockSize;
+  uint64_t chunk = std::min(kZeroChunk, total);
+  uint64_t count = (total + chunk - 1) / chunk;
+  auto submit = [self = shared_from_this(), chunk, total](size_t i, IoCallback cb) {
     uint64_t offset = i * chunk;
-    uint64_t length = std::min(chunk, l.metadata_length - offset);
-    self->ssd_.write_zeroes(l.metadata_offset + offset, length, {}, std::move(cb));
+    uint64_t length = std::min(chunk, total - offset);
+    self->ssd_.write_zeroes(self->sb_.layout.metadata_offset + offset, length, {}, std::move(cb));
   };
   RunBounded(count, 2, std::move(submit), [self = shared_from_this()](Status s) {
     if (!s.ok()) return self->report(std::move(s));

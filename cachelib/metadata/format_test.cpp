@@ -16,17 +16,19 @@ using namespace format;
 struct LayoutCase {
   uint64_t ssd_size;
   uint32_t line_size;
-  uint64_t lines, record_size, records_per_page, pages, data_offset;
+  uint64_t lines, record_size, records_per_page, pages, journal_blocks, entries_per_block,
+      data_offset;
 };
 
 TEST(LayoutTest, LargestLineCountThatFits) {
   // Expected values worked out by hand from the documented formulas.
   const LayoutCase cases[] = {
-      {1ull << 30, 65536, 16377, 12, 336, 49, 458752},
-      {1ull << 30, 4096, 260846, 10, 403, 648, 5316608},
-      {1ull << 30, 1u << 20, 1023, 72, 56, 19, 1048576},
-      {1000ull * (1 << 20) + 7 * 512, 8192, 127682, 10, 403, 317, 2605056},
-      {64ull << 20, 65536, 1023, 12, 336, 4, 65536},
+      // journal: max(16, pages / 4) blocks of (4096 - 64) / (8 + record_size) entries
+      {1ull << 30, 65536, 16376, 12, 336, 49, 16, 201, 524288},
+      {1ull << 30, 4096, 260687, 10, 403, 647, 161, 224, 5967872},
+      {1ull << 30, 1u << 20, 1023, 72, 56, 19, 16, 50, 1048576},
+      {1000ull * (1 << 20) + 7 * 512, 8192, 127642, 10, 403, 317, 79, 224, 2932736},
+      {64ull << 20, 65536, 1022, 12, 336, 4, 16, 201, 131072},
   };
   for (const LayoutCase& c : cases) {
     SCOPED_TRACE(std::to_string(c.ssd_size) + "/" + std::to_string(c.line_size));
@@ -37,6 +39,9 @@ TEST(LayoutTest, LargestLineCountThatFits) {
     EXPECT_EQ(l.page_count, c.pages);
     EXPECT_EQ(l.metadata_offset, 8192u);
     EXPECT_EQ(l.metadata_length, c.pages * 8192);
+    EXPECT_EQ(l.journal_offset, 8192u + c.pages * 8192);
+    EXPECT_EQ(l.journal_blocks, c.journal_blocks);
+    EXPECT_EQ(l.journal_entries_per_block, c.entries_per_block);
     EXPECT_EQ(l.data_offset, c.data_offset);
     EXPECT_EQ(l.data_offset % c.line_size, 0u);
     EXPECT_LE(l.required_size(), c.ssd_size);
@@ -83,6 +88,7 @@ Superblock SampleSuperblock() {
   s.committed_round = 11;
   s.intent_round = 12;
   s.intent_pages = {3, 48};
+  s.journal_start_round = 9;
   return s;
 }
 
@@ -91,7 +97,7 @@ TEST(SuperblockTest, FieldsSitAtTheirDocumentedOffsets) {
   EncodeSuperblock(SampleSuperblock(), c);
   EXPECT_EQ(std::memcmp(c.data(), "TIERCACH", 8), 0);
   EXPECT_EQ(GetU64(c, sb::kChecksum), Checksum(std::span(c).subspan(16)));
-  EXPECT_EQ(GetU32(c, sb::kVersion), 4u);
+  EXPECT_EQ(GetU32(c, sb::kVersion), 5u);
   EXPECT_EQ(GetU64(c, sb::kSequence), 7u);
   EXPECT_EQ(GetU8(c, sb::kUuid), 1u);
   EXPECT_EQ(GetU8(c, sb::kUuid + 15), 16u);
@@ -103,8 +109,8 @@ TEST(SuperblockTest, FieldsSitAtTheirDocumentedOffsets) {
   EXPECT_EQ(GetU64(c, sb::kMetadataOffset), 8192u);
   EXPECT_EQ(GetU64(c, sb::kMetadataLength), 49u * 8192);
   EXPECT_EQ(GetU64(c, sb::kPageCount), 49u);
-  EXPECT_EQ(GetU64(c, sb::kDataOffset), 458752u);
-  EXPECT_EQ(GetU64(c, sb::kLineCount), 16377u);
+  EXPECT_EQ(GetU64(c, sb::kDataOffset), 524288u);
+  EXPECT_EQ(GetU64(c, sb::kLineCount), 16376u);
   EXPECT_EQ(GetU64(c, sb::kCoreSize), 4ull << 40);
   EXPECT_EQ(GetU64(c, sb::kCoreFingerprint), 0xFEEDFACECAFEBEEFull);
   EXPECT_EQ(GetU32(c, sb::kCorePathLength), 23u);
@@ -121,8 +127,10 @@ TEST(SuperblockTest, FieldsSitAtTheirDocumentedOffsets) {
   EXPECT_EQ(GetU32(c, 1224), 2u);   // intent page count
   EXPECT_EQ(GetU64(c, 1232), 3u);
   EXPECT_EQ(GetU64(c, 1240), 48u);
-  EXPECT_EQ(sb::kEnd, 3280u);
-  EXPECT_TRUE(IsAllZero(std::span(c).subspan(1248)));
+  EXPECT_TRUE(IsAllZero(std::span(c).subspan(1248, 3280 - 1248)));
+  EXPECT_EQ(GetU64(c, 3280), 9u);  // journal start round
+  EXPECT_EQ(sb::kEnd, 3288u);
+  EXPECT_TRUE(IsAllZero(std::span(c).subspan(3288)));
 }
 
 TEST(SuperblockTest, PolicyNamesMustBePrintableAndPresent) {

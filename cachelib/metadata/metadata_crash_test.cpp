@@ -1,7 +1,9 @@
 // Crash tests (ocf surprise-shutdown style): run one workload of set_record / persist / set_mode /
 // close_clean, crash at request #1, #2, ... until the workload finishes without a crash, reopen the
 // SSD each time and check: everything a completed persist covered is there, nothing else appears,
-// and every dirty line's data is on the SSD.
+// and every dirty line's data is on the SSD. The journal variant hands the store a record source
+// (as the engine does), so persists are journal rounds, checkpoints when the journal overflows
+// and after a restart, and a checkpoint at the clean close.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -86,16 +88,15 @@ class PowerCutTrigger final : public DeviceWrapper {
 // The workload and what it was told; then the check against what a reopen finds.
 class Workload {
  public:
-  explicit Workload(SimEventLoop& loop) : loop_(loop) {}
+  Workload(SimEventLoop& loop, bool journal) : loop_(loop), journal_(journal) {}
 
   // Runs until the end or the first failed operation.
   void Run(Device& ssd) {
-    auto opened = testing::SyncOpen(loop_, ssd, kCore);
-    if (!opened.ok()) return;
-    std::unique_ptr<MetadataStore> store = std::move(opened).value();
-    lines_ = store->line_count();
-    for (int round = 0; round < 6; ++round) {
-      for (int k = 0; k < 12; ++k) {
+    std::unique_ptr<MetadataStore> store = Open(ssd);
+    if (!store) return;
+    const int rounds = journal_ ? 20 : 6, stages = journal_ ? 4 : 12;
+    for (int round = 0; round < rounds; ++round) {
+      for (int k = 0; k < stages; ++k) {
         if (!Stage(ssd, *store)) return;
       }
       if (round == 3) {
@@ -103,8 +104,13 @@ class Workload {
         if (!testing::SyncSetMode(loop_, *store, CacheMode::kWriteBack).ok()) return;
         mode_acked_ = true;
       }
+      if (journal_ && round == 12) Overflow(*store);
       if (!testing::SyncPersist(loop_, *store).ok()) return;
       for (auto& [line, c] : candidates_) c = {latest_[line]};
+      if (journal_ && round == 7) {  // a restart without a clean close: the journal is replayed
+        store.reset();
+        if (!(store = Open(ssd))) return;
+      }
     }
     if (!testing::SyncCloseClean(loop_, *store).ok()) return;
     finished_ = true;
@@ -139,6 +145,37 @@ class Workload {
   bool finished() const { return finished_; }
 
  private:
+  std::unique_ptr<MetadataStore> Open(Device& ssd) {
+    auto opened = testing::SyncOpen(loop_, ssd, kCore);
+    if (!opened.ok()) return nullptr;
+    std::unique_ptr<MetadataStore> store = std::move(opened).value();
+    lines_ = store->line_count();
+    if (journal_) {
+      // Opened right after an acknowledged persist: the load is what the workload last staged.
+      for (uint64_t line = 0; line < lines_; ++line) EXPECT_EQ(store->loaded_record(line), Latest(line));
+      store->release_loaded();
+      store->set_record_source([this](uint64_t first, std::span<LineRecord> out) {
+        for (size_t i = 0; i < out.size(); ++i) out[i] = Latest(first + i);
+      });
+    }
+    return store;
+  }
+  // More changes than the journal holds (the same lines again and again): the next persist must
+  // be a checkpoint.
+  void Overflow(MetadataStore& store) {
+    const format::Layout l = format::LayoutFor(kLineSize, lines_);
+    for (uint64_t i = 0; i <= l.journal_blocks * l.journal_entries_per_block; ++i) {
+      store.mark_changed(latest_.begin()->first);
+    }
+  }
+  void Change(MetadataStore& store, uint64_t line, const LineRecord& rec) {
+    latest_[line] = rec;
+    if (journal_) {
+      store.mark_changed(line);
+    } else {
+      store.set_record(line, rec);
+    }
+  }
   // Stages one change: a new line (data written first), new bits for a used line, or a free.
   bool Stage(Device& ssd, MetadataStore& store) {
     uint64_t line = rng_() % lines_;
@@ -157,8 +194,7 @@ class Workload {
     } else {
       rec = testing::MakeRecord(rng_(), it->second.core_line, kSectors, rng_() % 4 != 0);
     }
-    store.set_record(line, rec);
-    latest_[line] = rec;
+    Change(store, line, rec);
     // The SSD still holds a free record for a line never persisted.
     auto [c, fresh] = candidates_.try_emplace(line, std::vector<LineRecord>{LineRecord{}});
     c->second.push_back(rec);
@@ -183,6 +219,7 @@ class Workload {
   }
 
   SimEventLoop& loop_;
+  const bool journal_;
   std::mt19937_64 rng_{7};
   uint64_t lines_ = 0;
   uint64_t next_core_line_ = 1;
@@ -199,7 +236,9 @@ Status FormatFresh(SimEventLoop& loop, MemoryDevice& mem) {
   return testing::SyncFormat(loop, mem, kCore, o);
 }
 
-TEST(MetadataCrashTest, TornWriteAtEveryPoint) {
+class MetadataCrashTest : public ::testing::TestWithParam<bool> {};
+
+TEST_P(MetadataCrashTest, TornWriteAtEveryPoint) {
   uint64_t n = 1;
   for (;; ++n) {
     SCOPED_TRACE("crash at write " + std::to_string(n));
@@ -207,7 +246,7 @@ TEST(MetadataCrashTest, TornWriteAtEveryPoint) {
     MemoryDevice mem("ssd", 32ull << 20);
     ASSERT_TRUE(FormatFresh(loop, mem).ok());
     TearingDevice dev(mem, n);
-    Workload w(loop);
+    Workload w(loop, GetParam());
     w.Run(dev);
     loop.run_until_idle();
     w.Verify(mem);
@@ -220,7 +259,7 @@ TEST(MetadataCrashTest, TornWriteAtEveryPoint) {
   EXPECT_GT(n, 40u);  // the workload really went through many crash points
 }
 
-TEST(MetadataCrashTest, PowerCutWithVolatileWriteCacheAtEveryPoint) {
+TEST_P(MetadataCrashTest, PowerCutWithVolatileWriteCacheAtEveryPoint) {
   uint64_t n = 1;
   for (;; ++n) {
     SCOPED_TRACE("power cut at request " + std::to_string(n));
@@ -229,7 +268,7 @@ TEST(MetadataCrashTest, PowerCutWithVolatileWriteCacheAtEveryPoint) {
     ASSERT_TRUE(FormatFresh(loop, mem).ok());
     FaultInjectingDevice fault(mem);
     PowerCutTrigger dev(fault, n);
-    Workload w(loop);
+    Workload w(loop, GetParam());
     w.Run(dev);
     loop.run_until_idle();
     if (!dev.cut()) {
@@ -242,6 +281,11 @@ TEST(MetadataCrashTest, PowerCutWithVolatileWriteCacheAtEveryPoint) {
   }
   EXPECT_GT(n, 80u);
 }
+
+INSTANTIATE_TEST_SUITE_P(Stores, MetadataCrashTest, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& p) {
+                           return p.param ? std::string("RecordJournal") : std::string("Pages");
+                         });
 
 }  // namespace
 }  // namespace tiercache

@@ -14,6 +14,7 @@
 namespace tiercache {
 namespace {
 
+using testing::CountingDevice;
 using testing::MakeRecord;
 using testing::SyncFormat;
 using testing::SyncOpen;
@@ -21,24 +22,6 @@ using testing::SyncPersist;
 
 const CoreIdentity kCore{"/dev/hdd0", 10ull << 30, 0x1234};
 constexpr uint32_t kLineSize = 64 * 1024;  // 16 sectors, 336 records per page
-
-// Counts the writes and flushes that reach the SSD.
-class CountingDevice final : public DeviceWrapper {
- public:
-  explicit CountingDevice(Device& target) : DeviceWrapper(target) {}
-  uint64_t writes = 0, flushes = 0;
-
- protected:
-  void write_impl(uint64_t offset, std::span<const std::byte> buf, WriteFlags flags,
-                  IoCallback cb) override {
-    ++writes;
-    DeviceWrapper::write_impl(offset, buf, flags, std::move(cb));
-  }
-  void flush_impl(IoCallback cb) override {
-    ++flushes;
-    DeviceWrapper::flush_impl(std::move(cb));
-  }
-};
 
 class MetadataRoundsTest : public ::testing::Test {
  protected:

@@ -8,15 +8,18 @@
 //   (at most 256 pages) is announced in the superblock (intent), written, flushed and committed
 //   in the superblock, so load tells a torn write of the uncommitted round (fall back to the
 //   committed copy) from damage to committed metadata (Corruption, never a silent rollback).
-// - persist() writes every page changed since the last persist() in rounds of intent, flush,
-//   pages, flush, commit, flush (3 flushes per round; none changed: 1 flush). The
-//   engine calls it on FLUSH / FUA after the data writes it covers have completed. The store keeps
-//   no copy of the records: it asks the engine's record source for the pages it rewrites, so the
-//   live state (a few bytes per line) is the only per-line memory.
+// - persist() appends the records of the lines changed since the last persist() to the record
+//   journal (flush, journal blocks, flush) when a record source is set and they fit; otherwise it
+//   checkpoints: every page changed since the last checkpoint, in rounds of intent, flush, pages,
+//   flush, commit, flush (3 flushes per round), the last commit starting an empty journal epoch.
+//   Nothing changed: 1 flush. The engine calls it on FLUSH / FUA after the data writes it
+//   covers have completed. The store keeps no copy of the records: it asks the engine's record
+//   source for the records it writes, so the live state (a few bytes per line) is the only
+//   per-line memory.
 // - open() marks the superblock "in use" (clean_shutdown = false) durably before returning;
 //   close_clean() persists everything and sets clean_shutdown = true.
-// - After an unclean shutdown, load keeps only lines with dirty sectors (their data is the only copy)
-//   and drops clean lines; this makes reusing a clean line's slot safe without a metadata write.
+// - Load keeps every record as stored, after an unclean shutdown too (format version 4 and
+//   later): the engine lets a record claim a clean sector only while both copies match durably.
 //
 // Thread-safety: mark_changed(), set_record() and persist() may be called from any loop thread
 // concurrently.
@@ -93,7 +96,8 @@ class MetadataStore {
   using RecordSource = std::function<void(uint64_t first, std::span<LineRecord> out)>;
   // The owner of the live line state (the engine) hands it over once, before mark_changed().
   virtual void set_record_source(RecordSource source) = 0;
-  // `line` changed: its page is rewritten, from the record source, at the next persist().
+  // `line` changed: its record is journaled (or its page rewritten), from the record source, at
+  // the next persist(). Call it after the change, for every line whose record changes.
   virtual void mark_changed(uint64_t line) = 0;
   // Without a record source (tools, store tests): stages `record` as the new value of `line`; the
   // store then keeps every line's record in memory.

@@ -71,15 +71,15 @@ TEST_F(MetadataStoreTest, FormatThenOpenReportsTheLayout) {
   auto store = FormatAndOpen();
   ASSERT_NE(store, nullptr);
   const SuperblockInfo& info = store->info();
-  EXPECT_EQ(info.version, 4u);
+  EXPECT_EQ(info.version, 5u);
   EXPECT_EQ(info.policies, PolicyOptions{});  // the defaults, as recorded
   EXPECT_EQ(info.core, Core());
   EXPECT_EQ(info.line_size, 64u * 1024);
   EXPECT_EQ(info.mode, CacheMode::kWriteThrough);
   EXPECT_TRUE(info.was_clean_shutdown);  // a fresh cache has nothing to recover
-  EXPECT_EQ(info.line_count, 1023u);
-  EXPECT_EQ(info.data_offset, 65536u);
-  EXPECT_EQ(store->data_offset(5), 65536u + 5 * 65536);
+  EXPECT_EQ(info.line_count, 1022u);  // 4 pages and a 16-block journal: 2 lines of metadata
+  EXPECT_EQ(info.data_offset, 131072u);
+  EXPECT_EQ(store->data_offset(5), 131072u + 5 * 65536);
   EXPECT_NE(info.uuid, (std::array<uint8_t, 16>{}));
   for (uint64_t line = 0; line < info.line_count; ++line) {
     ASSERT_FALSE(store->loaded_record(line).in_use()) << line;
@@ -217,13 +217,13 @@ TEST_F(MetadataStoreTest, OpenRefusesANewerFormatVersion) {
   ASSERT_TRUE(SyncFormat(loop_, ssd_, Core(), Options()).ok());
   std::vector<std::byte> copy(format::kBlockSize);
   ssd_.read_now(format::kSuperblockOffset[1], copy);
-  format::PutU32(copy, format::sb::kVersion, 5);
+  format::PutU32(copy, format::sb::kVersion, 6);
   format::PutU64(copy, format::sb::kChecksum, format::Checksum(std::span(copy).subspan(16)));
   ssd_.write_now(format::kSuperblockOffset[1], copy);
   Status s = OpenStatus(Core());
   EXPECT_EQ(s.code(), Status::Code::kNotSupported);
   EXPECT_EQ(s.message(),
-            "ssd0: tiercache format version 5 is not supported (this build reads version 4)");
+            "ssd0: tiercache format version 6 is not supported (this build reads version 5)");
 }
 
 // A cache made before clean records were trusted after a crash (version 3): the error says what
@@ -240,7 +240,7 @@ TEST_F(MetadataStoreTest, OpenRefusesAnOlderFormatVersionNamingTheWayOut) {
   Status s = OpenStatus(Core());
   EXPECT_EQ(s.code(), Status::Code::kNotSupported);
   EXPECT_EQ(s.message(),
-            "ssd0: tiercache format version 3 is not supported (this build reads version 4): it "
+            "ssd0: tiercache format version 3 is not supported (this build reads version 5): it "
             "was made by an older tiercache; write back its dirty data with that version "
             "(tiercache flush), then recreate the cache with tiercache create --force");
 }
@@ -306,13 +306,14 @@ TEST_F(MetadataStoreTest, FormatRefusesForeignDataUnlessForced) {
 }
 
 TEST_F(MetadataStoreTest, FormatRefusesAnSsdTooSmallForSixteenLines) {
-  MemoryDevice tiny("tiny", 1114112 - 4096);  // one block short of 16 64-KiB lines
+  // Superblocks 8 KiB, one page 8 KiB, a 16-block journal 64 KiB: data at 128 KiB.
+  MemoryDevice tiny("tiny", 1179648 - 4096);  // one block short of 16 64-KiB lines
   Status s = SyncFormat(loop_, tiny, Core(), Options());
   EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
   EXPECT_EQ(s.message(),
-            "cache device tiny is 1110016 bytes, too small for 16 lines of 65536 bytes (needs "
-            "1114112 bytes)");
-  MemoryDevice just("just", 1114112);
+            "cache device tiny is 1175552 bytes, too small for 16 lines of 65536 bytes (needs "
+            "1179648 bytes)");
+  MemoryDevice just("just", 1179648);
   ASSERT_TRUE(SyncFormat(loop_, just, Core(), Options()).ok());
   auto store = SyncOpen(loop_, just, Core());
   ASSERT_TRUE(store.ok());

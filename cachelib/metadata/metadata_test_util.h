@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cachelib/common/sim_event_loop.h"
+#include "cachelib/device/device_wrapper.h"
 #include "cachelib/device/memory_device.h"
 #include "cachelib/metadata/format.h"
 #include "cachelib/metadata/metadata_store.h"
@@ -32,6 +33,24 @@ Status SyncCloseClean(SimEventLoop& loop, MetadataStore& store);
 format::Layout LayoutOnDevice(const MemoryDevice& ssd);
 // The records of the newest valid slot of every page, as stored now (no unclean filtering).
 std::vector<LineRecord> RecordsOnDevice(const MemoryDevice& ssd);
+
+// Counts the writes and flushes that reach the SSD.
+class CountingDevice final : public DeviceWrapper {
+ public:
+  explicit CountingDevice(Device& target) : DeviceWrapper(target) {}
+  uint64_t writes = 0, flushes = 0;
+
+ protected:
+  void write_impl(uint64_t offset, std::span<const std::byte> buf, WriteFlags flags,
+                  IoCallback cb) override {
+    ++writes;
+    DeviceWrapper::write_impl(offset, buf, flags, std::move(cb));
+  }
+  void flush_impl(IoCallback cb) override {
+    ++flushes;
+    DeviceWrapper::flush_impl(std::move(cb));
+  }
+};
 
 // A deterministic in-use record for `seed` on a line of `sectors` sectors: some valid sectors,
 // a subset dirty (none when !dirty).

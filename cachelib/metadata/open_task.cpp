@@ -78,9 +78,9 @@ void OpenTask::read_next_chunk() {
   const format::Layout& l = state_.sb.layout;
   if (next_page_ == l.page_count) {
     Status s = load_intent_pages();
-    if (s.ok()) s = check_duplicates();
     if (!s.ok()) return fail(std::move(s));
-    return finish_load();
+    journal_ = std::make_unique<JournalReplay>(state_.sb, core_lines_, ssd_.name());
+    return read_journal_chunk();
   }
   uint64_t pages = std::min(pages_per_chunk_, l.page_count - next_page_);
   buf_.resize(pages * format::kPageStride);
@@ -95,6 +95,63 @@ void OpenTask::read_next_chunk() {
     self->next_page_ += pages;
     self->read_next_chunk();
   });
+}
+
+void OpenTask::read_journal_chunk() {
+  const format::Layout& l = state_.sb.layout;
+  if (next_journal_block_ == l.journal_blocks) {
+    Status s = replay_journal();
+    if (s.ok()) s = check_duplicates();
+    if (!s.ok()) return fail(std::move(s));
+    return finish_load();
+  }
+  uint64_t blocks = std::min(pages_per_chunk_ * format::kSlotsPerPage,
+                             l.journal_blocks - next_journal_block_);
+  buf_.resize(blocks * format::kBlockSize);
+  ssd_.read(l.journal_block_offset(next_journal_block_), buf_,
+            [self = shared_from_this(), blocks](Status s) {
+              if (!s.ok()) return self->fail(std::move(s));
+              for (uint64_t i = 0; i < blocks; ++i) {
+                auto bytes = std::span<const std::byte>(self->buf_)
+                                 .subspan(i * format::kBlockSize, format::kBlockSize);
+                Status added = self->journal_->add(self->next_journal_block_ + i, bytes);
+                if (!added.ok()) return self->fail(std::move(added));
+              }
+              self->next_journal_block_ += blocks;
+              self->read_journal_chunk();
+            });
+}
+
+// The entries of the epoch's whole rounds, over the pages: an entry wins over a page slot of an
+// older round (a checkpoint's page, newer than the entry, already holds it). Every page the epoch
+// touched is rewritten by the first persist, a checkpoint that ends the epoch.
+Status OpenTask::replay_journal() {
+  const format::Layout& l = state_.sb.layout;
+  const size_t rs = l.record_size;
+  std::vector<uint64_t> replayed;
+  Status s = journal_->replay([&](uint64_t round, const JournalEntry& e) {
+    const uint64_t page = e.line / l.records_per_page;
+    state_.dirty_pages.push_back(page);
+    if (round <= state_.page_seq[page]) return;
+    EncodeRecord(l, e.record, std::span(state_.images).subspan(e.line * rs, rs));
+    replayed.push_back(e.line);
+  });
+  TC_RETURN_IF_ERROR(s);
+  state_.journal_in_use = journal_->epoch_has_blocks();
+  state_.newest_journal_round = journal_->newest_round();
+  journal_.reset();
+  if (replayed.empty()) return Status::Ok();
+  std::sort(replayed.begin(), replayed.end());
+  replayed.erase(std::unique(replayed.begin(), replayed.end()), replayed.end());
+  std::erase_if(mapped_, [&](const Mapped& m) {
+    return std::binary_search(replayed.begin(), replayed.end(), m.line);
+  });
+  for (uint64_t line : replayed) {
+    Result<LineRecord> rec = DecodeRecord(
+        l, std::span<const std::byte>(state_.images).subspan(line * rs, rs), ~uint64_t{0});
+    if (rec.ok() && rec->in_use()) mapped_.push_back({rec->core_line, rec->dirty.any(), line});
+  }
+  return Status::Ok();
 }
 
 Status OpenTask::load_page(uint64_t page, std::span<const std::byte> bytes) {

@@ -1,6 +1,6 @@
 // OpenTask: the callback-driven load behind MetadataStore::Open: read both superblock copies, check
 // them against the SSD and the core, read the metadata region in chunks, choose each page's slot,
-// decode and (after an unclean shutdown) filter the records, reject duplicate mappings, then mark
+// decode the records, replay the record journal over them, reject duplicate mappings, then mark
 // the cache in use.
 // Owns itself (shared_ptr) until it reports; runs on the loop Open was called on.
 #pragma once
@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "cachelib/metadata/journal_replay.h"
 #include "cachelib/metadata/metadata_page.h"
 #include "cachelib/metadata/paged_metadata_store.h"
 
@@ -27,6 +28,8 @@ class OpenTask : public std::enable_shared_from_this<OpenTask> {
   Status choose_and_load(uint64_t page, std::span<const std::byte> bytes, const RoundRule& rule);
   Status load_records(uint64_t page, std::span<const std::byte> slot);
   Status load_intent_pages();
+  void read_journal_chunk();
+  Status replay_journal();
   Status check_duplicates();
   void finish_load();
   void fail(Status status);
@@ -36,6 +39,8 @@ class OpenTask : public std::enable_shared_from_this<OpenTask> {
   MetadataStore::OpenCallback done_;
   std::vector<std::byte> buf_;
   uint64_t next_page_ = 0;
+  uint64_t next_journal_block_ = 0;
+  std::unique_ptr<JournalReplay> journal_;
   uint64_t pages_per_chunk_ = 0;
   uint64_t core_lines_ = 0;
   std::vector<std::byte> free_record_;

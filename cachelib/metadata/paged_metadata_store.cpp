@@ -22,6 +22,7 @@ struct PagedMetadataStore::Round {
   std::vector<uint64_t> pages;  // ascending
   std::vector<uint8_t> slots;   // the slot each page is written to
   uint64_t first_round = 0;     // chunk j is written as round first_round + j
+  bool ends_epoch = false;      // the last chunk's commit starts a new journal epoch
   std::vector<std::byte> buf;   // pages.size() encoded 4096-byte slots
   bool mark_unclean_first = false;
   size_t chunk = 0;             // the chunk being written
@@ -41,8 +42,13 @@ PagedMetadataStore::PagedMetadataStore(Device& ssd, State s)
       images_(std::move(s.images)),
       page_seq_(std::move(s.page_seq)),
       page_slot_(std::move(s.page_slot)),
-      next_round_(std::max(s.sb.intent_round, s.sb.committed_round) + 1),
-      dirty_(layout_.page_count, 0) {
+      next_round_(std::max({s.sb.intent_round, s.sb.committed_round, s.newest_journal_round}) + 1),
+      dirty_(layout_.page_count, 0),
+      journal_(layout_, s.journal_in_use),
+      // A journal epoch's rounds run from its start without a gap (a gap reads as damage at load),
+      // so a cache whose next round is not the start checkpoints first.
+      pages_pending_(s.journal_in_use || !s.dirty_pages.empty() ||
+                     next_round_ != s.sb.journal_start_round) {
   assert(images_.size() == layout_.page_count * layout_.records_per_page * layout_.record_size);
   info_.uuid = sb_.uuid;
   info_.version = sb_.version;
@@ -84,7 +90,8 @@ void PagedMetadataStore::for_each_loaded(
     const std::function<void(uint64_t, const LineRecord&)>& fn) const {
   if (images_.empty()) return;
   for (uint64_t page = 0; page < layout_.page_count; ++page) {
-    if (page_seq_[page] == 0) continue;  // never written: all free
+    // Never written by a page round and no journal entry replayed into it: all free.
+    if (page_seq_[page] == 0 && !dirty_[page]) continue;
     const uint64_t first = page * layout_.records_per_page;
     const uint32_t count = layout_.records_in_page(page);
     for (uint32_t r = 0; r < count; ++r) {
@@ -110,6 +117,11 @@ void PagedMetadataStore::mark_changed(uint64_t line) {
   assert(line < layout_.line_count);
   std::lock_guard lock(mu_);
   mark_dirty_locked(line / layout_.records_per_page);
+  if (source_) {
+    journal_.note_changed(line);
+  } else {
+    pages_pending_ = true;
+  }
 }
 
 void PagedMetadataStore::set_record(uint64_t line, const LineRecord& record) {
@@ -127,6 +139,7 @@ void PagedMetadataStore::set_record(uint64_t line, const LineRecord& record) {
   // A free line is stored without bits whatever the caller left in them, so it always loads.
   staged_[line] = record.in_use() ? record : LineRecord{};
   mark_dirty_locked(line / layout_.records_per_page);
+  pages_pending_ = true;
 }
 
 void PagedMetadataStore::page_records(uint64_t page, std::span<LineRecord> out) {
@@ -253,6 +266,10 @@ std::shared_ptr<PagedMetadataStore::Round> PagedMetadataStore::take_round() {
       std::sort(r->pages.begin() + at, r->pages.begin() + std::min(r->pages.size(), at + kChunk));
     }
     r->mark_unclean_first = sb_.clean_shutdown && !r->pages.empty();
+    // The pages hold every change so far: the journal's lines and anything it did not cover.
+    journal_.clear_changes();
+    pages_pending_ = false;
+    r->ends_epoch = source_ && staged_.empty();
     r->slots.resize(r->pages.size());
     r->first_round = next_round_;
     next_round_ += r->chunks();
@@ -284,6 +301,18 @@ std::shared_ptr<PagedMetadataStore::Round> PagedMetadataStore::take_round() {
 }
 
 void PagedMetadataStore::run_persist(bool then_mark_clean) {
+  std::shared_ptr<RecordJournal::Round> journal_round;
+  bool only_flush = false, mark_unclean_first = false;
+  {
+    std::lock_guard lock(mu_);
+    journal_round = take_journal_round_locked(then_mark_clean);
+    // Every dirty page's changes are in the journal already: nothing to write.
+    only_flush = !journal_round && !then_mark_clean && source_ && staged_.empty() &&
+                 !pages_pending_ && !journal_.has_changes();
+    mark_unclean_first = sb_.clean_shutdown;
+  }
+  if (journal_round) return run_journal_round(std::move(journal_round), mark_unclean_first);
+  if (only_flush) return ssd_.flush([this](Status s) { finish_front(std::move(s)); });
   std::shared_ptr<Round> round = take_round();
   IoCallback after_pages = [this, round, then_mark_clean](Status s) {
     if (!s.ok() || !then_mark_clean) return finish_front(std::move(s));
@@ -292,7 +321,25 @@ void PagedMetadataStore::run_persist(bool then_mark_clean) {
     clean.mirror = true;
     write_superblock(clean, [this](Status s2) { finish_front(std::move(s2)); });
   };
-  if (round->pages.empty()) return ssd_.flush(std::move(after_pages));
+  if (round->pages.empty()) {
+    SuperblockChange start;
+    {
+      std::lock_guard lock(mu_);
+      if (round->ends_epoch && sb_.journal_start_round != next_round_) {
+        start.journal_start_round = next_round_;
+      }
+    }
+    if (!start.journal_start_round) return ssd_.flush(std::move(after_pages));
+    // Nothing to write, but rounds were used since the epoch began (a failed round): restart it.
+    start.mirror = true;
+    return write_superblock(start, [this, after = std::move(after_pages)](Status s) mutable {
+      if (s.ok()) {
+        std::lock_guard lock(mu_);
+        journal_.start_epoch();
+      }
+      after(std::move(s));
+    });
+  }
   if (!round->mark_unclean_first) return write_chunks(round, std::move(after_pages));
   // Records change after a clean close: the superblock must stop claiming a clean shutdown first.
   SuperblockChange unclean;
@@ -305,6 +352,58 @@ void PagedMetadataStore::run_persist(bool then_mark_clean) {
     }
     write_chunks(round, std::move(after));
   });
+}
+
+std::shared_ptr<RecordJournal::Round> PagedMetadataStore::take_journal_round_locked(
+    bool then_mark_clean) {
+  // A clean close leaves an empty journal (a checkpoint), so a clean open reads pages only.
+  if (then_mark_clean || !source_ || !staged_.empty() || pages_pending_) return nullptr;
+  std::unique_ptr<RecordJournal::Round> r = journal_.take(next_round_);
+  if (!r) return nullptr;  // nothing changed, or it does not fit: a checkpoint
+  ++next_round_;
+  return r;
+}
+
+// A journal round: a flush (which makes the data the new records describe durable), the blocks,
+// a flush. A failed round may have left some of its blocks: nothing more is appended to this
+// epoch (a later round after a partial one would read as damage), the next persist checkpoints.
+void PagedMetadataStore::run_journal_round(std::shared_ptr<RecordJournal::Round> round,
+                                           bool mark_unclean_first) {
+  journal_.encode(*round, uuid_, source_);
+  auto fail_or_finish = [this](Status s) {
+    if (!s.ok()) {
+      std::lock_guard lock(mu_);
+      pages_pending_ = true;
+    }
+    finish_front(std::move(s));
+  };
+  auto write = [this, round, fail_or_finish](Status s) mutable {
+    if (!s.ok()) return fail_or_finish(std::move(s));
+    ssd_.flush([this, round, fail_or_finish](Status s2) mutable {
+      if (!s2.ok()) return fail_or_finish(std::move(s2));
+      write_journal_blocks(round, std::move(fail_or_finish));
+    });
+  };
+  if (!mark_unclean_first) return write(Status::Ok());
+  // Records change after a clean close: the superblock must stop claiming a clean shutdown first.
+  SuperblockChange unclean;
+  unclean.clean_shutdown = false;
+  unclean.mirror = true;
+  write_superblock(unclean, std::move(write));
+}
+
+void PagedMetadataStore::write_journal_blocks(std::shared_ptr<RecordJournal::Round> round,
+                                              IoCallback done) {
+  auto submit = [this, round](size_t i, IoCallback cb) {
+    auto block = std::span<const std::byte>(round->buf)
+                     .subspan(i * format::kBlockSize, format::kBlockSize);
+    ssd_.write(layout_.journal_block_offset(round->first_block + i), block, {}, std::move(cb));
+  };
+  RunBounded(round->blocks(), kWriteWindow, std::move(submit),
+             [this, done = std::move(done)](Status s) mutable {
+               if (!s.ok()) return done(std::move(s));
+               ssd_.flush(std::move(done));
+             });
 }
 
 // One round per chunk: superblock with the round's intent, flush (which also makes the data the
@@ -327,6 +426,9 @@ void PagedMetadataStore::write_chunks(std::shared_ptr<Round> round, IoCallback d
       }
       SuperblockChange commit;
       commit.committed_round = round->round();
+      if (round->ends_epoch && round->chunk + 1 == round->chunks()) {
+        commit.journal_start_round = round->round() + 1;
+      }
       write_superblock(commit, [this, round, done = std::move(done)](Status s3) mutable {
         end_chunk(*round, s3);
         if (!s3.ok()) return done(std::move(s3));
@@ -358,6 +460,8 @@ void PagedMetadataStore::end_chunk(const Round& round, const Status& status) {
   std::lock_guard lock(mu_);
   // Committed: its pages' uncommitted slots are overwritten. Failed: the chunk's slots may hold
   // its round (and any older redo page is in it: redo pages go in the first chunk).
+  if (!status.ok()) pages_pending_ = true;
+  if (status.ok() && round.ends_epoch && round.chunk + 1 == round.chunks()) journal_.start_epoch();
   if (status.ok()) {
     std::erase_if(redo_, [&](uint64_t p) {
       return std::binary_search(round.pages.begin() + round.begin(),
@@ -387,6 +491,7 @@ void PagedMetadataStore::write_superblock(SuperblockChange change, IoCallback do
   if (change.clean_shutdown) next.clean_shutdown = *change.clean_shutdown;
   if (change.committed_round) next.committed_round = *change.committed_round;
   if (change.intent) std::tie(next.intent_round, next.intent_pages) = std::move(*change.intent);
+  if (change.journal_start_round) next.journal_start_round = *change.journal_start_round;
   write_superblock_copy(std::move(next), change.mirror, std::move(done));
 }
 

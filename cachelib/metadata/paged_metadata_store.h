@@ -1,7 +1,9 @@
 // PagedMetadataStore: the MetadataStore that OpenTask builds. Keeps the loaded record bytes until
-// release_loaded(), then only per-page bookkeeping; a persist encodes each changed page from the
-// record source (the engine's live state), in persist rounds of at most 256 pages (intent in the
-// superblock, pages, commit in the superblock; docs/on-disk-format.md). Runs persists, superblock
+// release_loaded(), then only per-page bookkeeping. A persist appends the changed lines' records
+// to the record journal (flush, journal blocks, flush) while they fit; otherwise, and on a clean
+// close, it is a checkpoint: each changed page encoded from the record source (the engine's live
+// state), in persist rounds of at most 256 pages (intent in the superblock, pages, commit in the
+// superblock), the last commit starting a new journal epoch (docs/on-disk-format.md). Runs persists, superblock
 // updates and clean closes one at a time through an operation queue; concurrent persist() callers
 // that arrive while one runs are batched into the next persist. Does not own the SSD, which must outlive
 // it; no operation may be in flight when it is destroyed. Thread-safe (one mutex guards staged
@@ -18,6 +20,7 @@
 
 #include "cachelib/common/event_loop.h"
 #include "cachelib/metadata/metadata_store.h"
+#include "cachelib/metadata/record_journal.h"
 #include "cachelib/metadata/superblock.h"
 
 namespace tiercache {
@@ -33,6 +36,8 @@ class PagedMetadataStore final : public MetadataStore {
     std::vector<uint8_t> page_slot;     // index of each page's durable slot
     std::vector<uint64_t> dirty_pages;  // pages whose image differs from the durable slot
     std::vector<uint64_t> redo_pages;   // of dirty_pages: other slot holds an uncommitted round
+    bool journal_in_use = false;        // the journal holds blocks of the current epoch
+    uint64_t newest_journal_round = 0;  // of any journal block read (rounds continue above it)
   };
 
   PagedMetadataStore(Device& ssd, State state);
@@ -61,6 +66,7 @@ class PagedMetadataStore final : public MetadataStore {
     std::optional<bool> clean_shutdown;
     std::optional<uint64_t> committed_round;
     std::optional<std::pair<uint64_t, std::vector<uint64_t>>> intent;  // round, pages
+    std::optional<uint64_t> journal_start_round;
     bool mirror = false;  // write both copies (state changes outside persist rounds)
   };
   struct Op {
@@ -79,6 +85,10 @@ class PagedMetadataStore final : public MetadataStore {
 
   std::shared_ptr<Round> take_round();
   void run_persist(bool then_mark_clean);
+  // REQUIRES mu_. The journal round this persist can be, or nullptr (a checkpoint or a flush).
+  std::shared_ptr<RecordJournal::Round> take_journal_round_locked(bool then_mark_clean);
+  void run_journal_round(std::shared_ptr<RecordJournal::Round> round, bool mark_unclean_first);
+  void write_journal_blocks(std::shared_ptr<RecordJournal::Round> round, IoCallback done);
   void write_chunks(std::shared_ptr<Round> round, IoCallback done);
   void write_pages(std::shared_ptr<Round> round, IoCallback done);
   void end_chunk(const Round& round, const Status& status);
@@ -109,6 +119,10 @@ class PagedMetadataStore final : public MetadataStore {
   // (at most one round's worth). The next round writes them first, so that round's intent lists
   // them all and no such slot can outlive it and later pass for committed.
   std::vector<uint64_t> redo_;
+  RecordJournal journal_;             // GUARDED_BY(mu_), but for encode()
+  // GUARDED_BY(mu_): some dirty page holds a change the journal does not (a load's repairs, a
+  // failed round, set_record): the next persist must be a checkpoint.
+  bool pages_pending_ = false;
   std::deque<Op> queue_;              // GUARDED_BY(mu_): front is running while running_
   bool running_ = false;              // GUARDED_BY(mu_)
 };

@@ -61,7 +61,8 @@ bool DecodeRounds(std::span<const std::byte> c, Superblock* s) {
     if (page >= s->layout.page_count || (i > 0 && page <= s->intent_pages[i - 1])) return false;
     s->intent_pages[i] = page;
   }
-  return true;
+  s->journal_start_round = GetU64(c, sb::kJournalStartRound);
+  return s->journal_start_round >= 1 && s->journal_start_round <= s->intent_round + 1;
 }
 
 // Decodes the fields of a copy whose checksum already matched.
@@ -140,6 +141,7 @@ void EncodeSuperblock(const Superblock& s, std::span<std::byte> out) {
   for (size_t i = 0; i < s.intent_pages.size(); ++i) {
     PutU64(out, sb::kIntentPages + 8 * i, s.intent_pages[i]);
   }
+  PutU64(out, sb::kJournalStartRound, s.journal_start_round);
   PutU64(out, sb::kChecksum, Checksum(out.subspan(16)));
 }
 

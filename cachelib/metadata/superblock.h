@@ -31,6 +31,9 @@ struct Superblock {
   uint64_t committed_round = 0;
   uint64_t intent_round = 0;
   std::vector<uint64_t> intent_pages;  // ascending, < layout.page_count, <= kMaxRoundPages
+  // Version 5 record journal: journal blocks of rounds below this belong to an earlier epoch
+  // (a page checkpoint covers them) and are ignored. <= max(committed, intent) + 1.
+  uint64_t journal_start_round = 1;
 
   bool operator==(const Superblock&) const = default;
 };

@@ -1,0 +1,296 @@
+// The record journal (format version 5, docs/on-disk-format.md "Record journal"): with a record
+// source (the engine's live state), a persist appends the changed lines' records to the journal
+// in one round (flush, blocks, flush) instead of rewriting their pages; the load replays whole
+// rounds over the pages; a full journal, a restart and a clean close end the epoch with a page
+// checkpoint. Exact write and flush counts, exact records, exact errors.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <map>
+
+#include "cachelib/device/memory_device.h"
+#include "cachelib/metadata/journal_block.h"
+#include "cachelib/metadata/metadata_store.h"
+#include "cachelib/metadata/metadata_test_util.h"
+#include "cachelib/metadata/superblock.h"
+
+namespace tiercache {
+namespace {
+
+using testing::CountingDevice;
+using testing::MakeRecord;
+using testing::SyncCloseClean;
+using testing::SyncFormat;
+using testing::SyncOpen;
+using testing::SyncPersist;
+
+const CoreIdentity kCore{"/dev/hdd0", 10ull << 30, 0x1234};
+constexpr uint32_t kLineSize = 64 * 1024;  // 16 sectors: 336 records per page, 201 per block
+
+class MetadataJournalTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    FormatOptions o;
+    o.line_size = kLineSize;
+    ASSERT_TRUE(SyncFormat(loop_, ssd_, kCore, o).ok());
+    layout_ = testing::LayoutOnDevice(ssd_);
+    ASSERT_EQ(layout_.journal_blocks, 16u);  // 1022 lines, 4 pages
+    ASSERT_EQ(layout_.journal_entries_per_block, 201u);
+  }
+  // Opens through `counting` and hands the store the live records, as the engine does.
+  std::unique_ptr<MetadataStore> Open() {
+    auto r = SyncOpen(loop_, counting_, kCore);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    if (!r.ok()) return nullptr;
+    std::unique_ptr<MetadataStore> store = std::move(r).value();
+    // As the engine takes them: for_each_loaded skips pages no round ever wrote.
+    store->for_each_loaded([this](uint64_t line, const LineRecord& r) { live_[line] = r; });
+    store->release_loaded();
+    store->set_record_source([this](uint64_t first, std::span<LineRecord> out) {
+      for (size_t i = 0; i < out.size(); ++i) {
+        auto it = live_.find(first + i);
+        out[i] = it == live_.end() ? LineRecord{} : it->second;
+      }
+    });
+    counting_.writes = counting_.flushes = 0;
+    return store;
+  }
+  void Change(MetadataStore& store, uint64_t line, const LineRecord& rec) {
+    live_[line] = rec;
+    store.mark_changed(line);
+  }
+  Superblock NewestSuperblock() {
+    std::vector<std::byte> area(format::kSuperblockAreaSize);
+    ssd_.read_now(0, area);
+    return LoadSuperblock(area, "ssd0")->sb;
+  }
+  uint64_t SlotRound(uint64_t page, uint32_t slot) {
+    std::vector<std::byte> b(format::kBlockSize);
+    ssd_.read_now(layout_.slot_offset(page, slot), b);
+    return format::GetU64(b, format::slot::kSequence);
+  }
+  JournalHeader BlockHeader(uint64_t index) {
+    std::vector<std::byte> b(format::kBlockSize);
+    ssd_.read_now(layout_.journal_block_offset(index), b);
+    JournalHeader h;
+    EXPECT_EQ(CheckJournalBlock(layout_, b, NewestSuperblock().uuid, &h), JournalBlockState::kValid);
+    return h;
+  }
+  void Scribble(uint64_t offset) {
+    std::vector<std::byte> junk(512, std::byte{0xA5});
+    ssd_.write_now(offset, junk);
+  }
+  Status OpenStatus() { return SyncOpen(loop_, ssd_, kCore).status(); }
+  // Two journal rounds: 5 = v1 and 400 = w1, then 5 = v2.
+  void TwoJournalRounds() {
+    auto store = Open();
+    Change(*store, 5, v1_);
+    Change(*store, 400, w1_);
+    ASSERT_TRUE(SyncPersist(loop_, *store).ok());
+    Change(*store, 5, v2_);
+    ASSERT_TRUE(SyncPersist(loop_, *store).ok());
+    EXPECT_EQ(SlotRound(0, 0) + SlotRound(0, 1), 0u);  // no page was written
+  }
+
+  SimEventLoop loop_;
+  MemoryDevice ssd_{"ssd0", 64ull << 20};
+  CountingDevice counting_{ssd_};
+  format::Layout layout_;
+  std::map<uint64_t, LineRecord> live_;
+  LineRecord v1_ = MakeRecord(1, 100, 16, true), v2_ = MakeRecord(2, 200, 16, true);
+  LineRecord w1_ = MakeRecord(3, 300, 16, false);
+};
+
+TEST_F(MetadataJournalTest, AFewChangesAreOneJournalBlockAndTwoFlushes) {
+  auto store = Open();
+  Change(*store, 5, v1_);
+  Change(*store, 400, w1_);  // another page: a page persist would write 2 pages and 2 superblocks
+  Change(*store, 5, v2_);    // twice in one round: one entry
+  ASSERT_TRUE(SyncPersist(loop_, *store).ok());
+  EXPECT_EQ(counting_.writes, 1u);
+  EXPECT_EQ(counting_.flushes, 2u);  // the data the records name, then the block
+  JournalHeader h = BlockHeader(0);
+  EXPECT_EQ(h.round, 1u);
+  EXPECT_EQ(h.blocks_in_round, 1u);
+  EXPECT_EQ(h.entry_count, 2u);
+  counting_.writes = counting_.flushes = 0;
+  ASSERT_TRUE(SyncPersist(loop_, *store).ok());  // nothing new: the engine's FLUSH
+  EXPECT_EQ(counting_.writes, 0u);
+  EXPECT_EQ(counting_.flushes, 1u);
+}
+
+TEST_F(MetadataJournalTest, RoundsAreReplayedAfterACrashAndTheFirstPersistCheckpoints) {
+  TwoJournalRounds();
+  live_.clear();
+  auto store = Open();  // no clean close: the journal is what holds the records
+  EXPECT_EQ(live_[5], v2_);
+  EXPECT_EQ(live_[400], w1_);
+  EXPECT_EQ(live_.size(), 2u);
+  Change(*store, 7, w1_);  // another record for the same core line would be refused: free 400
+  Change(*store, 400, LineRecord{});
+  ASSERT_TRUE(SyncPersist(loop_, *store).ok());
+  // A checkpoint of pages 0 and 1 (the journal's pages too), round 3: intent, pages, commit.
+  EXPECT_EQ(counting_.writes, 4u);
+  EXPECT_EQ(counting_.flushes, 3u);
+  EXPECT_EQ(SlotRound(0, 1), 3u);
+  EXPECT_EQ(SlotRound(1, 1), 3u);
+  EXPECT_EQ(NewestSuperblock().journal_start_round, 4u);  // rounds 1 and 2 are history
+  counting_.writes = counting_.flushes = 0;
+  Change(*store, 5, v1_);
+  ASSERT_TRUE(SyncPersist(loop_, *store).ok());  // a new epoch: round 4 at block 0
+  EXPECT_EQ(counting_.writes, 1u);
+  EXPECT_EQ(BlockHeader(0).round, 4u);
+  EXPECT_EQ(BlockHeader(1).round, 2u);  // left over, below the epoch's start: ignored
+  store.reset();
+  live_.clear();
+  store = Open();
+  EXPECT_EQ(live_, (std::map<uint64_t, LineRecord>{{5, v1_}, {7, w1_}}));
+}
+
+// A checkpoint whose commit was lost but whose pages all landed rolls forward at load; the
+// journal's older entries for those pages must not undo it.
+TEST_F(MetadataJournalTest, APageNewerThanAnEntryWins) {
+  auto store = Open();
+  Change(*store, 5, v1_);
+  ASSERT_TRUE(SyncPersist(loop_, *store).ok());  // round 1, journal
+  Change(*store, 5, v2_);
+  store.reset();  // a clean close checkpoints; a crash after the checkpoint's pages is wanted:
+  store = Open();
+  live_[5] = v2_;  // the change after the crash, again
+  store->mark_changed(5);
+  ASSERT_TRUE(SyncPersist(loop_, *store).ok());  // a checkpoint (the journal is not empty): round 2
+  ASSERT_EQ(SlotRound(0, 1), 2u);
+  std::vector<std::byte> copy(format::kBlockSize);
+  for (uint64_t at : format::kSuperblockOffset) {  // as if round 2's commit never landed
+    ssd_.read_now(at, copy);
+    DecodedSuperblock d = DecodeSuperblock(copy);
+    ASSERT_EQ(d.state, SuperblockState::kValid);
+    ASSERT_EQ(d.sb.intent_round, 2u);
+    d.sb.committed_round = 0;
+    d.sb.journal_start_round = 1;
+    EncodeSuperblock(d.sb, copy);
+    ssd_.write_now(at, copy);
+  }
+  store.reset();
+  live_.clear();
+  store = Open();
+  EXPECT_EQ(live_[5], v2_);  // the page of round 2, not the entry of round 1
+}
+
+TEST_F(MetadataJournalTest, ATornNewestRoundIsDropped) {
+  TwoJournalRounds();
+  Scribble(layout_.journal_block_offset(1) + 1024);  // round 2, cut short by a crash
+  live_.clear();
+  auto store = Open();
+  EXPECT_EQ(live_[5], v1_);
+  EXPECT_EQ(live_[400], w1_);
+}
+
+TEST_F(MetadataJournalTest, ADamagedOlderRoundIsCorruption) {
+  TwoJournalRounds();
+  Scribble(layout_.journal_block_offset(0) + 1024);
+  Status s = OpenStatus();
+  EXPECT_EQ(s.code(), Status::Code::kCorruption);
+  EXPECT_EQ(s.message(), "ssd0: journal round 1 is missing but round 2 was written after it: the "
+                         "journal is damaged");
+}
+
+TEST_F(MetadataJournalTest, AnOlderRoundMissingABlockIsCorruption) {
+  auto store = Open();
+  for (uint64_t line = 0; line < 300; ++line) Change(*store, line, MakeRecord(line, line, 16, true));
+  ASSERT_TRUE(SyncPersist(loop_, *store).ok());  // round 1: blocks 0 and 1
+  Change(*store, 5, v1_);
+  ASSERT_TRUE(SyncPersist(loop_, *store).ok());  // round 2: block 2
+  Scribble(layout_.journal_block_offset(1) + 1024);
+  Status s = OpenStatus();
+  EXPECT_EQ(s.code(), Status::Code::kCorruption);
+  EXPECT_EQ(s.message(), "ssd0: journal round 1 is missing blocks but a later round was written "
+                         "after it: the journal is damaged");
+}
+
+TEST_F(MetadataJournalTest, ABlockOfAnotherCacheIsCorruption) {
+  TwoJournalRounds();
+  std::vector<std::byte> b(format::kBlockSize);
+  ssd_.read_now(layout_.journal_block_offset(1), b);
+  format::PutU8(b, format::journal::kUuid, 0x77);
+  format::PutU64(b, format::journal::kChecksum, format::Checksum(std::span(b).subspan(16)));
+  ssd_.write_now(layout_.journal_block_offset(1), b);
+  Status s = OpenStatus();
+  EXPECT_EQ(s.code(), Status::Code::kCorruption);
+  EXPECT_EQ(s.message(), "ssd0: journal block 1 has a valid checksum but a wrong header (cache "
+                         "uuid or counts)");
+}
+
+TEST_F(MetadataJournalTest, AnEntryBeyondTheCacheIsCorruption) {
+  TwoJournalRounds();
+  std::vector<std::byte> b(format::kBlockSize);
+  ssd_.read_now(layout_.journal_block_offset(1), b);
+  format::PutU64(b, format::journal::kHeaderSize, 5000);  // entry 0's line
+  format::PutU64(b, format::journal::kChecksum, format::Checksum(std::span(b).subspan(16)));
+  ssd_.write_now(layout_.journal_block_offset(1), b);
+  Status s = OpenStatus();
+  EXPECT_EQ(s.code(), Status::Code::kCorruption);
+  EXPECT_EQ(s.message(), "ssd0: journal block 1 entry 0: line 5000 beyond the cache (1022 lines)");
+}
+
+TEST_F(MetadataJournalTest, AFullJournalCheckpointsAndStartsAnEpoch) {
+  auto store = Open();
+  for (int round = 0; round < 3; ++round) {  // 1022 lines: 6 blocks a round, 16 in the journal
+    for (uint64_t line = 0; line < 1022; ++line) {
+      Change(*store, line, MakeRecord(round * 2000 + line, line, 16, round % 2 == 0));
+    }
+    counting_.writes = counting_.flushes = 0;
+    ASSERT_TRUE(SyncPersist(loop_, *store).ok());
+    if (round < 2) {
+      EXPECT_EQ(counting_.writes, 6u);
+      EXPECT_EQ(counting_.flushes, 2u);
+    }
+  }
+  // 12 blocks used, 6 more do not fit: round 3 is a checkpoint of the 4 pages.
+  EXPECT_EQ(counting_.writes, 4u + 2);
+  EXPECT_EQ(counting_.flushes, 3u);
+  EXPECT_EQ(SlotRound(3, 1), 3u);
+  EXPECT_EQ(NewestSuperblock().journal_start_round, 4u);
+  store.reset();
+  live_.clear();
+  store = Open();
+  EXPECT_EQ(live_[1021], MakeRecord(2 * 2000 + 1021, 1021, 16, true));
+  EXPECT_EQ(live_.size(), 1022u);
+}
+
+TEST_F(MetadataJournalTest, MoreChangesThanTheJournalHoldsCheckpoint) {
+  auto store = Open();
+  for (uint64_t i = 0; i <= 16 * 201; ++i) Change(*store, 5, i % 2 ? v1_ : v2_);  // ends on v2
+  ASSERT_TRUE(SyncPersist(loop_, *store).ok());
+  EXPECT_EQ(counting_.writes, 3u);  // intent, page 0, commit
+  EXPECT_EQ(counting_.flushes, 3u);
+  counting_.writes = counting_.flushes = 0;
+  Change(*store, 5, v1_);
+  ASSERT_TRUE(SyncPersist(loop_, *store).ok());  // the list is bounded again: a journal round
+  EXPECT_EQ(counting_.writes, 1u);
+  EXPECT_EQ(counting_.flushes, 2u);
+}
+
+TEST_F(MetadataJournalTest, ACleanCloseLeavesAnEmptyJournal) {
+  TwoJournalRounds();
+  {
+    live_.clear();
+    auto store = Open();
+    ASSERT_TRUE(SyncCloseClean(loop_, *store).ok());
+  }
+  EXPECT_EQ(NewestSuperblock().journal_start_round, 4u);  // round 3 was the checkpoint
+  live_.clear();
+  auto store = Open();
+  EXPECT_TRUE(store->info().was_clean_shutdown);
+  EXPECT_EQ(live_[5], v2_);
+  Change(*store, 9, w1_);
+  Change(*store, 400, LineRecord{});
+  ASSERT_TRUE(SyncPersist(loop_, *store).ok());
+  // Open already stopped the superblock claiming a clean shutdown: one journal round.
+  EXPECT_EQ(counting_.writes, 1u);
+  EXPECT_EQ(counting_.flushes, 2u);
+  EXPECT_EQ(BlockHeader(0).round, 4u);
+}
+
+}  // namespace
+}  // namespace tiercache

@@ -1,0 +1,67 @@
+#include "cachelib/metadata/record_journal.h"
+
+#include <algorithm>
+#include <functional>
+
+#include "cachelib/metadata/journal_block.h"
+
+namespace tiercache {
+
+RecordJournal::RecordJournal(const format::Layout& layout, bool in_use)
+    : layout_(layout),
+      capacity_entries_(layout.journal_blocks * layout.journal_entries_per_block),
+      used_(in_use ? layout.journal_blocks : 0) {}
+
+void RecordJournal::note_changed(uint64_t line) {
+  if (overflowed_) return;
+  // Duplicates count too: a line changed often between persists is cheap to sort out later, and
+  // the bound keeps this list within the journal's size whatever the workload.
+  if (lines_.size() >= capacity_entries_) {
+    overflowed_ = true;
+    std::vector<uint64_t>().swap(lines_);
+    return;
+  }
+  lines_.push_back(line);
+}
+
+std::unique_ptr<RecordJournal::Round> RecordJournal::take(uint64_t round) {
+  if (overflowed_ || lines_.empty()) return nullptr;
+  std::sort(lines_.begin(), lines_.end());
+  lines_.erase(std::unique(lines_.begin(), lines_.end()), lines_.end());
+  const uint64_t per_block = layout_.journal_entries_per_block;
+  const uint64_t blocks = (lines_.size() + per_block - 1) / per_block;
+  if (used_ + blocks > layout_.journal_blocks) return nullptr;
+  auto r = std::make_unique<Round>();
+  r->round = round;
+  r->first_block = used_;
+  r->lines.swap(lines_);
+  r->buf.assign(blocks * format::kBlockSize, std::byte{0});
+  used_ += blocks;
+  return r;
+}
+
+void RecordJournal::clear_changes() {
+  lines_.clear();
+  overflowed_ = false;
+}
+
+void RecordJournal::encode(Round& r, const std::array<uint8_t, 16>& uuid,
+                           const RecordSource& source) const {
+  const uint32_t per_block = layout_.journal_entries_per_block;
+  const uint32_t blocks = static_cast<uint32_t>(r.blocks());
+  LineRecord rec;
+  for (size_t i = 0; i < r.lines.size(); ++i) {
+    source(r.lines[i], std::span(&rec, 1));
+    if (!rec.in_use()) rec = LineRecord{};  // as a page stores a free line: no bits
+    auto block = std::span(r.buf).subspan(i / per_block * format::kBlockSize, format::kBlockSize);
+    PutJournalEntry(layout_, block, static_cast<uint32_t>(i % per_block), r.lines[i], rec);
+  }
+  for (uint32_t b = 0; b < blocks; ++b) {
+    const size_t first = size_t{b} * per_block;
+    const uint32_t count = static_cast<uint32_t>(std::min<size_t>(per_block, r.lines.size() - first));
+    SealJournalBlock({r.round, uuid, b, blocks, count},
+                     std::span(r.buf).subspan(b * format::kBlockSize, format::kBlockSize));
+  }
+}
+
+}  // namespace tiercache

@@ -1,0 +1,62 @@
+// RecordJournal: the write side of the record journal (docs/on-disk-format.md "Record journal").
+// Collects the lines changed since the last persist, and turns them into one journal round: the
+// lines' records as entries, appended to the journal region, instead of their whole pages.
+// Bookkeeping is guarded by the owner's (PagedMetadataStore's) mutex; a taken round is written
+// by the owner's operation queue, one at a time.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "cachelib/device/device.h"
+#include "cachelib/metadata/format.h"
+#include "cachelib/metadata/line_record.h"
+
+namespace tiercache {
+
+class RecordJournal {
+ public:
+  // One round: its blocks, encoded, and where they go.
+  struct Round {
+    uint64_t round = 0;
+    uint64_t first_block = 0;     // position in the journal region
+    std::vector<uint64_t> lines;  // ascending, unique
+    std::vector<std::byte> buf;   // blocks * 4096 bytes
+    size_t blocks() const { return buf.size() / format::kBlockSize; }
+  };
+  using RecordSource = std::function<void(uint64_t first, std::span<LineRecord> out)>;
+
+  // `in_use`: the journal holds blocks of the current epoch (from a load), so nothing may be
+  // appended before a checkpoint ends the epoch.
+  RecordJournal(const format::Layout& layout, bool in_use);
+
+  // Line `line` changed. Past what the free part of the journal could take, the lines are
+  // dropped and the next persist must be a page checkpoint (overflowed()).
+  void note_changed(uint64_t line);
+  bool overflowed() const { return overflowed_; }
+  bool has_changes() const { return !lines_.empty() || overflowed_; }
+  // Takes the changed lines as round `round` if they fit in the journal's free blocks; else
+  // nullptr and nothing changes. Encode the round with encode() outside the lock.
+  std::unique_ptr<Round> take(uint64_t round);
+  // A page checkpoint took everything: the changed lines are covered by its pages.
+  void clear_changes();
+  // The checkpoint committed and moved the epoch: the journal is empty again.
+  void start_epoch() { used_ = 0; }
+  uint64_t used_blocks() const { return used_; }
+
+  // Fills round.buf from the live records (the source takes the engine's locks).
+  void encode(Round& round, const std::array<uint8_t, 16>& uuid, const RecordSource& source) const;
+
+ private:
+  const format::Layout layout_;
+  const uint64_t capacity_entries_;
+  uint64_t used_ = 0;  // blocks of the current epoch
+  std::vector<uint64_t> lines_;
+  bool overflowed_ = false;
+};
+
+}  // namespace tiercache
