@@ -1,8 +1,10 @@
 // libFuzzer target over the decoders of everything tiercache reads back from the SSD: the
 // superblock copies (LoadSuperblock, DecodeSuperblock), a metadata page (ChooseSlot under fuzzed
-// round rules, HasSlotOfRound, ScanPage) and its line records (DecodeRecord). Input: one flag byte, the 8 KiB
-// superblock area, one 8 KiB page (short inputs are zero padded). Flags ask the harness to fix the
+// round rules, HasSlotOfRound, ScanPage) and its line records (DecodeRecord), and the page's two
+// halves read as record-journal blocks (CheckJournalBlock, DecodeJournalEntry). Input: one flag
+// byte, the 8 KiB superblock area, one 8 KiB page (short inputs are zero padded). Flags ask the harness to fix the
 // checksums, so the fuzzer also gets past them. Build: TIERCACHE_FUZZ=ON with clang.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "cachelib/metadata/format.h"
+#include "cachelib/metadata/journal_block.h"
 #include "cachelib/metadata/metadata_page.h"
 #include "cachelib/metadata/metadata_scan.h"
 #include "cachelib/metadata/superblock.h"
@@ -85,6 +88,28 @@ void FuzzPage(std::span<std::byte> page, const Result<LoadedSuperblock>& loaded,
   }
 }
 
+// Each half of the page as a journal block: a valid one decodes entry by entry without a crash,
+// and every entry it accepts is in range.
+void FuzzJournal(std::span<std::byte> page, const Result<LoadedSuperblock>& loaded, uint8_t flags) {
+  uint64_t core_lines = 0;
+  const Layout l = PageLayout(loaded, flags, &core_lines);
+  for (uint32_t s = 0; s < kSlotsPerPage; ++s) {
+    auto block = page.subspan(s * kBlockSize, kBlockSize);
+    if (flags & kFixSlotChecksums) FixChecksum(block);
+    std::array<uint8_t, 16> uuid{};
+    std::memcpy(uuid.data(), block.data() + journal::kUuid, uuid.size());  // pass the uuid check
+    JournalHeader h;
+    if (CheckJournalBlock(l, block, uuid, &h) != JournalBlockState::kValid) continue;
+    if (h.entry_count > l.journal_entries_per_block || h.block_in_round >= h.blocks_in_round) {
+      std::abort();
+    }
+    for (uint32_t i = 0; i < h.entry_count; ++i) {
+      Result<JournalEntry> e = DecodeJournalEntry(l, block, i, core_lines);
+      if (e.ok() && e->line >= l.line_count) std::abort();
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -104,5 +129,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Result<LoadedSuperblock> loaded = LoadSuperblock(area, "fuzz");
   if (loaded.ok() && loaded->sb.layout.required_size() < loaded->sb.layout.data_offset) std::abort();
   FuzzPage(std::span(in).subspan(kSuperblockAreaSize), loaded, flags);
+  FuzzJournal(std::span(in).subspan(kSuperblockAreaSize), loaded, flags);
   return 0;
 }
