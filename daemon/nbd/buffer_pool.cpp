@@ -15,6 +15,18 @@
 #include "cachelib/common/event_loop.h"
 #include "cachelib/device/loop_ring.h"
 
+// Slab memory is not the allocator's, so ASan sees a block there only as we tell it: poisoned
+// while free or not yet carved, so a use after Release or a run past a block into free memory
+// is still caught.
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define TC_POOL_POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
+#define TC_POOL_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define TC_POOL_POISON(p, n) ((void)(p), (void)(n))
+#define TC_POOL_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
 namespace tiercache::nbd {
 namespace {
 
@@ -25,9 +37,11 @@ constexpr size_t kSlab = BufferPool::kSlabBytes;
 constexpr size_t kArenaBytes = size_t{16} << 30;
 
 size_t Pages(size_t bytes) { return (bytes + BufferPool::kPage - 1) / BufferPool::kPage; }
+// What a block of `pages` spans (a 0-page request gets one page).
+size_t BlockBytes(size_t pages) { return (pages ? pages : 1) * BufferPool::kPage; }
 
 std::byte* AllocatePages(size_t pages) {
-  void* p = std::aligned_alloc(BufferPool::kPage, (pages ? pages : 1) * BufferPool::kPage);
+  void* p = std::aligned_alloc(BufferPool::kPage, BlockBytes(pages));
   if (p == nullptr) throw std::bad_alloc();
   return static_cast<std::byte*>(p);
 }
@@ -64,6 +78,7 @@ std::byte* NewSlab() {
   const size_t at = a.next.fetch_add(kSlab, std::memory_order_relaxed);
   if (at + kSlab > kArenaBytes) return nullptr;
   if (::mprotect(a.base + at, kSlab, PROT_READ | PROT_WRITE) != 0) return nullptr;
+  TC_POOL_POISON(a.base + at, kSlab);
   return a.base + at;
 }
 
@@ -133,7 +148,7 @@ ThreadCache::~ThreadCache() {
   for (size_t pages = 0; pages < kClasses; ++pages) {
     for (std::byte* block : free[pages]) {
       if (InArena(block)) {
-        Discard(block, (pages ? pages : 1) * BufferPool::kPage);
+        Discard(block, BlockBytes(pages));
       } else {
         std::free(block);
       }
@@ -159,11 +174,12 @@ void FollowRing(ThreadCache& c) {
 
 // `pages` from a slab's free tail (a new slab within the thread's budget), or null.
 std::byte* Carve(ThreadCache& c, size_t pages) {
-  const size_t bytes = (pages ? pages : 1) * BufferPool::kPage;
+  const size_t bytes = BlockBytes(pages);
   for (Slab& s : c.slabs) {
     if (kSlab - s.used < bytes) continue;
     std::byte* block = s.base + s.used;
     s.used += bytes;
+    TC_POOL_UNPOISON(block, bytes);
     return block;
   }
   if ((c.slabs.size() + 1) * kSlab > BufferPool::kMaxCachedBytes) return nullptr;
@@ -171,6 +187,7 @@ std::byte* Carve(ThreadCache& c, size_t pages) {
   if (base == nullptr) return nullptr;
   c.slabs.push_back(Slab{base, bytes, Register(c.ring.lock().get(), base)});
   c.stats.slab_bytes += kSlab;
+  TC_POOL_UNPOISON(base, bytes);
   return base;
 }
 
@@ -204,7 +221,11 @@ std::byte* BufferPool::Allocate(size_t bytes) {
   std::byte* block = list.back();
   list.pop_back();
   cache->stats.cached_bytes -= pages * kPage;
-  if (!InArena(block)) cache->cached_heap_bytes -= pages * kPage;
+  if (InArena(block)) {
+    TC_POOL_UNPOISON(block, BlockBytes(pages));
+  } else {
+    cache->cached_heap_bytes -= pages * kPage;
+  }
   ++cache->stats.reused;
   return block;
 }
@@ -214,7 +235,8 @@ void BufferPool::Release(std::byte* block, size_t bytes) {
   size_t pages = Pages(bytes);
   ThreadCache* cache = Cache();
   if (InArena(block)) {  // never freed: back to a list, or to the kernel as the thread ends
-    if (cache == nullptr) return Discard(block, (pages ? pages : 1) * kPage);
+    TC_POOL_POISON(block, BlockBytes(pages));
+    if (cache == nullptr) return Discard(block, BlockBytes(pages));
     cache->free[pages].push_back(block);
     cache->stats.cached_bytes += pages * kPage;
     return;
