@@ -150,11 +150,15 @@ void LoopRing::unregister_file(int index) {
   files_[size_t(index)] = false;
 }
 
+std::vector<LoopRing::BufferRegion>::const_iterator LoopRing::region_after(uintptr_t p) const {
+  return std::upper_bound(regions_.begin(), regions_.end(), p,
+                          [](uintptr_t b, const BufferRegion& r) { return b < r.begin; });
+}
+
 int LoopRing::register_buffer(void* base, size_t bytes) {
   const auto begin = reinterpret_cast<uintptr_t>(base);
   const uintptr_t end = begin + bytes;
-  auto next = std::upper_bound(regions_.begin(), regions_.end(), begin,
-                               [](uintptr_t b, const BufferRegion& r) { return b < r.begin; });
+  auto next = region_after(begin);
   if (bytes == 0 || (next != regions_.end() && next->begin < end) ||
       (next != regions_.begin() && std::prev(next)->end > begin)) {
     return -1;  // find_buffer() needs disjoint regions
@@ -183,8 +187,7 @@ void LoopRing::unregister_buffer(int index) {
 
 int LoopRing::find_buffer(const void* p, size_t len) const {
   const auto begin = reinterpret_cast<uintptr_t>(p);
-  auto next = std::upper_bound(regions_.begin(), regions_.end(), begin,
-                               [](uintptr_t b, const BufferRegion& r) { return b < r.begin; });
+  auto next = region_after(begin);
   if (next == regions_.begin()) return -1;
   const BufferRegion& r = *std::prev(next);
   return begin + len <= r.end ? r.index : -1;

@@ -134,6 +134,8 @@ class LoopRing : public std::enable_shared_from_this<LoopRing>, private LoopWait
   };
   std::vector<bool> buffer_slots_;     // buffer table slots in use; empty if refused
   std::vector<BufferRegion> regions_;  // sorted by begin, disjoint
+  // The first region that begins after `p`.
+  std::vector<BufferRegion>::const_iterator region_after(uintptr_t p) const;
   static inline std::atomic<uint64_t> generation_{0};
   std::atomic<uint64_t> enters_{0}, sqes_{0}, waits_{0};
 };

@@ -48,8 +48,8 @@ void UringContext::prepare(uint32_t slot) {
   io_uring_sqe* sqe = ring_->get_sqe();
   const IoOp& o = held(slot);
   const std::span<const iovec> iov = held_iov(slot);
-  const bool fixed = file_index_ >= 0 && o.fd == file_;
-  const int fd = fixed ? file_index_ : o.fd;
+  const bool fixed_file = file_index_ >= 0 && o.fd == file_;
+  const int fd = fixed_file ? file_index_ : o.fd;
   if (o.kind == IoOp::Kind::kDatasync) {
     io_uring_prep_fsync(sqe, fd, IORING_FSYNC_DATASYNC);
   } else if (!iov.empty()) {
@@ -64,7 +64,7 @@ void UringContext::prepare(uint32_t slot) {
   } else {
     prepare_single(sqe, fd, o);
   }
-  if (fixed) sqe->flags |= IOSQE_FIXED_FILE;
+  if (fixed_file) sqe->flags |= IOSQE_FIXED_FILE;
   LoopRing::label(sqe, client_id_, slot);
   ++prepared_;
 }

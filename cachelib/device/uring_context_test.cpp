@@ -196,8 +196,8 @@ TEST_F(UringFixedBufferTest, AfterUnregistrationNothingIsFixed) {
 // no operator new on the fixed path, and every read fixed.
 TEST_F(UringFixedBufferTest, FixedReadsAllocateNothing) {
   struct Chain {
-    FileDevice* device;
-    std::byte* buf;
+    FileDevice* device = nullptr;
+    std::byte* buf = nullptr;
     int left = 4000;
     uint64_t start = 0, allocs = 0;
     std::promise<void> done;
@@ -210,7 +210,9 @@ TEST_F(UringFixedBufferTest, FixedReadsAllocateNothing) {
       --left;
       device->read(uint64_t(left % 200) * kBlock, {buf, kBlock}, [this](Status) { Next(); });
     }
-  } chain{&h_.device(), h_.Block(3)};
+  } chain;
+  chain.device = &h_.device();
+  chain.buf = h_.Block(3);
   auto finished = chain.done.get_future();
   h_.loop().loop().post([&chain] { chain.Next(); });
   finished.wait();
