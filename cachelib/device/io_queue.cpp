@@ -13,6 +13,7 @@ IoQueueCounters& IoQueueCounters::operator+=(const IoQueueCounters& o) {
   ops += o.ops;
   in_flight_sum += o.in_flight_sum;
   merged += o.merged;
+  fixed_buffers += o.fixed_buffers;
   return *this;
 }
 
@@ -42,6 +43,7 @@ IoQueueCounters IoQueue::counters() const {
   c.ops = ops_.load(std::memory_order_relaxed);
   c.in_flight_sum = in_flight_sum_.load(std::memory_order_relaxed);
   c.merged = merged_.load(std::memory_order_relaxed);
+  c.fixed_buffers = fixed_buffers_.load(std::memory_order_relaxed);
   return c;
 }
 

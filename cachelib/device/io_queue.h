@@ -46,6 +46,9 @@ struct IoQueueCounters {
   // Operations that joined the contiguous one before them in their round instead of taking a
   // kernel operation of their own (ops counts the merged operation once).
   uint64_t merged = 0;
+  // Reads and writes whose buffer lay in memory registered with the ring (READ_FIXED/
+  // WRITE_FIXED: the kernel pinned it once, not per operation). io_uring only.
+  uint64_t fixed_buffers = 0;
 
   IoQueueCounters& operator+=(const IoQueueCounters& o);
 };
@@ -108,6 +111,7 @@ class IoQueue {
   // Refused at submission: frees the slot; the callbacks run later with `res`, never inline.
   void refuse(uint32_t slot, long res);
   void count_submit_call(uint64_t ops);
+  void count_fixed_buffer() { fixed_buffers_.fetch_add(1, std::memory_order_relaxed); }
   // Starts waiting operations while there is room (after completions made some).
   void start_waiting();
 
@@ -141,7 +145,8 @@ class IoQueue {
   std::deque<Slot> slots_;      // at most queue_depth; a deque keeps references stable
   std::vector<uint32_t> free_;  // indexes into slots_
   std::vector<uint32_t> round_;  // slots started this round, prepared at its end
-  std::atomic<uint64_t> rounds_{0}, submit_calls_{0}, ops_{0}, in_flight_sum_{0}, merged_{0};
+  std::atomic<uint64_t> rounds_{0}, submit_calls_{0}, ops_{0}, in_flight_sum_{0}, merged_{0},
+      fixed_buffers_{0};
 };
 
 }  // namespace tiercache

@@ -9,6 +9,8 @@
 #include <cassert>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
+#include <iterator>
 #include <mutex>
 #include <unordered_map>
 
@@ -22,6 +24,14 @@ namespace {
 constexpr uint32_t kCqEntries = 16384;
 // File table slots: a loop has a handful of devices.
 constexpr uint32_t kFileSlots = 16;
+// Buffer table slots: a loop's buffer pool registers a few MiB per slot (16 for 64 MiB).
+constexpr uint32_t kBufferSlots = 64;
+
+// TIERCACHE_NO_FIXED_BUFFERS=1: no buffer table (the A/B in docs/performance.md).
+bool FixedBuffersDisabled() {
+  const char* v = std::getenv("TIERCACHE_NO_FIXED_BUFFERS");
+  return v != nullptr && v[0] == '1';
+}
 
 // Kernels before 5.18 refuse IORING_SETUP_SUBMIT_ALL with EINVAL: then without it (a refused SQE
 // then stops its submit call, and submit() submits the rest again).
@@ -59,7 +69,14 @@ Result<std::shared_ptr<LoopRing>> LoopRing::ForLoop(EventLoop& loop) {
   TC_RETURN_IF_ERROR(ring->setup());
   std::lock_guard lock(registry_mu);
   Registry()[&loop] = ring;
+  generation_.fetch_add(1, std::memory_order_relaxed);
   return ring;
+}
+
+std::shared_ptr<LoopRing> LoopRing::Existing(EventLoop& loop) {
+  std::lock_guard lock(registry_mu);
+  auto it = Registry().find(&loop);
+  return it == Registry().end() ? nullptr : it->second.lock();
 }
 
 LoopRing::LoopRing(EventLoop& loop) : loop_(loop) {}
@@ -86,6 +103,10 @@ Status LoopRing::setup() {
   ring_ready_ = true;
   // Optional (kernel 5.19+): without it every operation names its fd.
   if (io_uring_register_files_sparse(&ring_, kFileSlots) == 0) files_.assign(kFileSlots, false);
+  // Optional too (5.19+): without it every read and write pins its pages.
+  if (!FixedBuffersDisabled() && io_uring_register_buffers_sparse(&ring_, kBufferSlots) == 0) {
+    buffer_slots_.assign(kBufferSlots, false);
+  }
   if (loop_.install_waiter(this)) {
     waiter_installed_ = true;
     return Status::Ok();
@@ -127,6 +148,49 @@ void LoopRing::unregister_file(int index) {
   int none = -1;
   io_uring_register_files_update(&ring_, unsigned(index), &none, 1);
   files_[size_t(index)] = false;
+}
+
+std::vector<LoopRing::BufferRegion>::const_iterator LoopRing::region_after(uintptr_t p) const {
+  return std::upper_bound(regions_.begin(), regions_.end(), p,
+                          [](uintptr_t b, const BufferRegion& r) { return b < r.begin; });
+}
+
+int LoopRing::register_buffer(void* base, size_t bytes) {
+  const auto begin = reinterpret_cast<uintptr_t>(base);
+  const uintptr_t end = begin + bytes;
+  auto next = region_after(begin);
+  if (bytes == 0 || (next != regions_.end() && next->begin < end) ||
+      (next != regions_.begin() && std::prev(next)->end > begin)) {
+    return -1;  // find_buffer() needs disjoint regions
+  }
+  auto slot = std::find(buffer_slots_.begin(), buffer_slots_.end(), false);
+  if (slot == buffer_slots_.end()) return -1;
+  const auto index = static_cast<int>(slot - buffer_slots_.begin());
+  iovec iov{base, bytes};
+  __u64 tag = 0;  // no completion when the kernel lets go of it
+  if (io_uring_register_buffers_update_tag(&ring_, unsigned(index), &iov, &tag, 1) != 1) {
+    return -1;
+  }
+  *slot = true;
+  regions_.insert(next, BufferRegion{begin, end, index});
+  return index;
+}
+
+void LoopRing::unregister_buffer(int index) {
+  if (index < 0) return;
+  iovec none{nullptr, 0};
+  __u64 tag = 0;
+  io_uring_register_buffers_update_tag(&ring_, unsigned(index), &none, &tag, 1);
+  buffer_slots_[size_t(index)] = false;
+  std::erase_if(regions_, [index](const BufferRegion& r) { return r.index == index; });
+}
+
+int LoopRing::find_buffer(const void* p, size_t len) const {
+  const auto begin = reinterpret_cast<uintptr_t>(p);
+  auto next = region_after(begin);
+  if (next == regions_.begin()) return -1;
+  const BufferRegion& r = *std::prev(next);
+  return begin + len <= r.end ? r.index : -1;
 }
 
 io_uring_sqe* LoopRing::get_sqe() {

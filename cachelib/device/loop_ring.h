@@ -5,13 +5,17 @@
 // (LoopWaiter): it watches the epoll fd itself, so one io_uring_enter submits, sleeps until an
 // fd event or a completion, and returns with the completions. On other loops with fds an eventfd
 // the loop watches brings the completions back.
+// It also keeps the loop's registered buffers: memory pinned once, so reads and writes into it
+// go out as READ_FIXED/WRITE_FIXED without per-operation page pinning.
 // Created on first use per loop (ForLoop) and shared: it goes away with its last user.
-// Loop-thread only, including destruction of the last reference.
+// Loop-thread only, including destruction of the last reference (Generation() and Existing()
+// excepted).
 #pragma once
 
 #include <liburing.h>
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -43,6 +47,11 @@ class LoopRing : public std::enable_shared_from_this<LoopRing>, private LoopWait
   // Errors: io_uring refused (ENOSYS under seccomp, EPERM with kernel.io_uring_disabled), or
   // NotSupported on loops without fds (SimEventLoop). REQUIRES: called on `loop`'s thread.
   static Result<std::shared_ptr<LoopRing>> ForLoop(EventLoop& loop);
+  // The ring of `loop` if it has one now; never creates one. Thread-safe.
+  static std::shared_ptr<LoopRing> Existing(EventLoop& loop);
+  // Bumped each time a ring is created (any loop): memory owners that register buffers compare
+  // it with the value they last saw, one relaxed load, to notice a new ring. Thread-safe.
+  static uint64_t Generation() { return generation_.load(std::memory_order_relaxed); }
   // REQUIRES: every client detached with nothing in flight; on the loop's thread (or the loop
   // is gone).
   ~LoopRing();
@@ -78,6 +87,19 @@ class LoopRing : public std::enable_shared_from_this<LoopRing>, private LoopWait
   int register_file(int fd);
   void unregister_file(int index);
 
+  // Puts [base, base + bytes) in the ring's buffer table (the kernel pins its pages once):
+  // its index, or -1 when the table is full, overlaps a registered region, or the kernel refuses
+  // (ENOMEM past RLIMIT_MEMLOCK without CAP_IPC_LOCK, an old kernel, TIERCACHE_NO_FIXED_BUFFERS=1
+  // in the environment when the ring was created). The memory must stay mapped until
+  // unregister_buffer() or the ring's end.
+  int register_buffer(void* base, size_t bytes);
+  // Operations already in the kernel keep their pages; new ones no longer find the region.
+  void unregister_buffer(int index);
+  // The index of the registered region that holds all of [p, p + len), or -1.
+  int find_buffer(const void* p, size_t len) const;
+  // Slots in the buffer table; 0 when the ring has none (refused or disabled).
+  size_t buffer_slots() const { return buffer_slots_.size(); }
+
   Counters counters() const;
   // Whether the ring does its loop's sleeping (an EpollEventLoop), rather than an eventfd.
   bool waits_for_loop() const { return waiter_installed_; }
@@ -105,6 +127,16 @@ class LoopRing : public std::enable_shared_from_this<LoopRing>, private LoopWait
   bool submit_posted_ = false;
   std::vector<Client*> clients_;  // by id; nullptr when free
   std::vector<bool> files_;       // file table slots in use; empty if the table was refused
+  // A registered buffer: [begin, end) at `index` in the kernel's table.
+  struct BufferRegion {
+    uintptr_t begin, end;
+    int index;
+  };
+  std::vector<bool> buffer_slots_;     // buffer table slots in use; empty if refused
+  std::vector<BufferRegion> regions_;  // sorted by begin, disjoint
+  // The first region that begins after `p`.
+  std::vector<BufferRegion>::const_iterator region_after(uintptr_t p) const;
+  static inline std::atomic<uint64_t> generation_{0};
   std::atomic<uint64_t> enters_{0}, sqes_{0}, waits_{0};
 };
 

@@ -9,6 +9,7 @@
 #include <sys/epoll.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <future>
 #include <utility>
 #include <vector>
@@ -185,6 +186,75 @@ TEST_F(LoopRingTest, FileTableHandsOutAndReusesSlots) {
   close(a);
   close(b);
   Drop(ring);
+}
+
+TEST_F(LoopRingTest, BufferTableFindsOnlyRangesInsideARegisteredRegion) {
+  auto ring = RingOf(*thread_);
+  ASSERT_TRUE(ring);
+  constexpr size_t kRegion = 64 * 1024;
+  auto* mem = static_cast<std::byte*>(std::aligned_alloc(4096, 3 * kRegion));
+  std::byte* a = mem;
+  std::byte* b = mem + 2 * kRegion;  // a gap of one region between them
+  thread_->run_sync([&] {
+    ASSERT_EQ(ring->buffer_slots(), 64u);
+    EXPECT_EQ(ring->register_buffer(b, kRegion), 0);
+    EXPECT_EQ(ring->register_buffer(a, kRegion), 1);
+    EXPECT_EQ(ring->register_buffer(a + 4096, 4096), -1);        // inside a: overlaps
+    EXPECT_EQ(ring->register_buffer(b - 4096, 8192), -1);        // straddles b's start
+    EXPECT_EQ(ring->find_buffer(a, kRegion), 1);                 // all of a
+    EXPECT_EQ(ring->find_buffer(a + kRegion - 512, 512), 1);     // its last bytes
+    EXPECT_EQ(ring->find_buffer(a + kRegion - 512, 513), -1);    // one byte past its end
+    EXPECT_EQ(ring->find_buffer(a + kRegion, 4096), -1);         // the gap
+    EXPECT_EQ(ring->find_buffer(b + 100, 4096), 0);
+    EXPECT_EQ(ring->find_buffer(a - 1, 2), -1);                  // starts before a
+    ring->unregister_buffer(0);
+    EXPECT_EQ(ring->find_buffer(b + 100, 4096), -1);
+    EXPECT_EQ(ring->find_buffer(a, 4096), 1);
+    EXPECT_EQ(ring->register_buffer(a + kRegion, kRegion), 0);  // the freed slot, the gap
+    EXPECT_EQ(ring->find_buffer(a + kRegion, 4096), 0);
+    ring->unregister_buffer(0);
+    ring->unregister_buffer(1);
+    EXPECT_EQ(ring->find_buffer(a, 4096), -1);
+  });
+  Drop(ring);
+  std::free(mem);
+}
+
+// TIERCACHE_NO_FIXED_BUFFERS=1 (read when a ring is created): no buffer table, nothing registers,
+// and the ring works as before.
+TEST_F(LoopRingTest, NoBufferTableWhenDisabled) {
+  setenv("TIERCACHE_NO_FIXED_BUFFERS", "1", 1);
+  auto ring = RingOf(*thread_);
+  unsetenv("TIERCACHE_NO_FIXED_BUFFERS");
+  ASSERT_TRUE(ring);
+  auto* mem = static_cast<std::byte*>(std::aligned_alloc(4096, 4096));
+  RecordingClient client(1);
+  thread_->run_sync([&] {
+    EXPECT_EQ(ring->buffer_slots(), 0u);
+    EXPECT_EQ(ring->register_buffer(mem, 4096), -1);
+    EXPECT_EQ(ring->find_buffer(mem, 4096), -1);
+    PrepareNop(*ring, ring->attach(&client), 3);
+  });
+  client.done.get_future().wait();
+  EXPECT_EQ(client.seen, (std::vector<std::pair<uint32_t, int32_t>>{{3, 0}}));
+  thread_->run_sync([&] { ring->detach(0); });
+  Drop(ring);
+  std::free(mem);
+}
+
+// Existing() never creates a ring; Generation() moves when one is created.
+TEST_F(LoopRingTest, ExistingFindsTheLoopsRingWithoutCreatingOne) {
+  EXPECT_EQ(LoopRing::Existing(thread_->loop()), nullptr);
+  const uint64_t before = LoopRing::Generation();
+  auto ring = RingOf(*thread_);
+  ASSERT_TRUE(ring);
+  EXPECT_EQ(LoopRing::Generation(), before + 1);
+  EXPECT_EQ(LoopRing::Existing(thread_->loop()), ring);
+  auto again = RingOf(*thread_);  // the same ring: no new generation
+  EXPECT_EQ(LoopRing::Generation(), before + 1);
+  Drop(again);
+  Drop(ring);
+  EXPECT_EQ(LoopRing::Existing(thread_->loop()), nullptr);
 }
 
 TEST(LoopRingSimTest, LoopWithoutFdsIsNotSupported) {

@@ -48,34 +48,45 @@ void UringContext::prepare(uint32_t slot) {
   io_uring_sqe* sqe = ring_->get_sqe();
   const IoOp& o = held(slot);
   const std::span<const iovec> iov = held_iov(slot);
-  const bool fixed = file_index_ >= 0 && o.fd == file_;
-  const int fd = fixed ? file_index_ : o.fd;
-  const unsigned length = static_cast<unsigned>(std::min(o.length, kMaxOpBytes));
-  const auto nr_vecs = static_cast<unsigned>(iov.size());
-  switch (o.kind) {
-    case IoOp::Kind::kRead:
-      if (iov.empty()) {
-        io_uring_prep_read(sqe, fd, o.buf, length, o.offset);
-      } else {
-        io_uring_prep_readv(sqe, fd, iov.data(), nr_vecs, o.offset);
-      }
-      sqe->rw_flags = o.rw_flags;
-      break;
-    case IoOp::Kind::kWrite:
-      if (iov.empty()) {
-        io_uring_prep_write(sqe, fd, o.buf, length, o.offset);
-      } else {
-        io_uring_prep_writev(sqe, fd, iov.data(), nr_vecs, o.offset);
-      }
-      sqe->rw_flags = o.rw_flags;
-      break;
-    case IoOp::Kind::kDatasync:
-      io_uring_prep_fsync(sqe, fd, IORING_FSYNC_DATASYNC);
-      break;
+  const bool fixed_file = file_index_ >= 0 && o.fd == file_;
+  const int fd = fixed_file ? file_index_ : o.fd;
+  if (o.kind == IoOp::Kind::kDatasync) {
+    io_uring_prep_fsync(sqe, fd, IORING_FSYNC_DATASYNC);
+  } else if (!iov.empty()) {
+    // (No READV_FIXED in liburing 2.3: vectored operations pin per operation.)
+    const auto nr_vecs = static_cast<unsigned>(iov.size());
+    if (o.kind == IoOp::Kind::kRead) {
+      io_uring_prep_readv(sqe, fd, iov.data(), nr_vecs, o.offset);
+    } else {
+      io_uring_prep_writev(sqe, fd, iov.data(), nr_vecs, o.offset);
+    }
+    sqe->rw_flags = o.rw_flags;
+  } else {
+    prepare_single(sqe, fd, o);
   }
-  if (fixed) sqe->flags |= IOSQE_FIXED_FILE;
+  if (fixed_file) sqe->flags |= IOSQE_FIXED_FILE;
   LoopRing::label(sqe, client_id_, slot);
   ++prepared_;
+}
+
+void UringContext::prepare_single(io_uring_sqe* sqe, int fd, const IoOp& o) {
+  const unsigned length = static_cast<unsigned>(std::min(o.length, kMaxOpBytes));
+  const bool read = o.kind == IoOp::Kind::kRead;
+  // A buffer inside a registered region: the kernel uses the pages it pinned at registration.
+  const int buf_index = ring_->find_buffer(o.buf, length);
+  if (buf_index >= 0) {
+    if (read) {
+      io_uring_prep_read_fixed(sqe, fd, o.buf, length, o.offset, buf_index);
+    } else {
+      io_uring_prep_write_fixed(sqe, fd, o.buf, length, o.offset, buf_index);
+    }
+    count_fixed_buffer();
+  } else if (read) {
+    io_uring_prep_read(sqe, fd, o.buf, length, o.offset);
+  } else {
+    io_uring_prep_write(sqe, fd, o.buf, length, o.offset);
+  }
+  sqe->rw_flags = o.rw_flags;
 }
 
 void UringContext::submit_prepared() {

@@ -4,8 +4,10 @@
 // with whatever the loop's sockets and other devices prepared, in one io_uring_enter (the one
 // that also puts the loop to sleep, on an EpollEventLoop).
 // Each completion's callback runs as soon as the loop sees it. The device's fd sits in the
-// ring's file table when there is room (no file lookup and reference per operation). Buffers are
-// not registered: the engine's come from the heap, not from a fixed pool the ring could pin once.
+// ring's file table when there is room (no file lookup and reference per operation). A read or
+// write of one buffer that lies in memory registered with the ring (LoopRing::register_buffer,
+// e.g. the NBD buffer pool's slabs) goes out as READ_FIXED/WRITE_FIXED (counters().
+// fixed_buffers); other buffers (the heap, vectored merges) as plain READ/WRITE/READV/WRITEV.
 // Owned by FileDevice; used only on its loop's thread (not thread-safe).
 #pragma once
 
@@ -39,6 +41,8 @@ class UringContext final : public IoQueue, private LoopRing::Client {
  private:
   UringContext(EventLoop& loop, uint32_t queue_depth, std::shared_ptr<LoopRing> ring, int file);
   void prepare(uint32_t slot) override;
+  // A read or write of one buffer, fixed when the buffer is registered.
+  void prepare_single(io_uring_sqe* sqe, int fd, const IoOp& o);
   void submit_prepared() override;
   void reap() override {}  // completions come through on_completion()
   void on_completion(uint32_t tag, int32_t res) override;

@@ -178,6 +178,7 @@ json DeviceIoToJson(const DeviceIoStatus& io) {
   j["ops"] = io.counters.ops;
   j["in_flight_sum"] = io.counters.in_flight_sum;
   j["merged"] = io.counters.merged;
+  j["fixed_buffers"] = io.counters.fixed_buffers;
   return j;
 }
 

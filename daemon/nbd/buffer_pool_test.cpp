@@ -3,9 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <thread>
 
+#include "cachelib/common/epoll_event_loop.h"
+#include "cachelib/device/loop_ring.h"
 #include "daemon/nbd/io_buffer.h"
 
 namespace tiercache::nbd {
@@ -66,7 +70,7 @@ TEST(BufferPoolTest, IoBuffersRecycleTheirMemoryAndKeepTheDataAligned) {
 }
 
 // A buffer allocated on one thread and released on another joins the releasing thread's
-// lists, and the allocating thread's exit frees its own lists without touching it.
+// lists, and the allocating thread's exit gives back its own lists' memory without touching it.
 TEST(BufferPoolTest, ReleaseOnAnotherThreadIsSafe) {
   std::byte* block = nullptr;
   std::thread([&] { block = BufferPool::Allocate(16384); }).join();
@@ -76,8 +80,108 @@ TEST(BufferPoolTest, ReleaseOnAnotherThreadIsSafe) {
     EXPECT_EQ(BufferPool::ThreadStats().cached_bytes, 16384u);
     EXPECT_EQ(BufferPool::Allocate(16384), block);
   }).join();
-  std::free(block);  // the second thread took it back out of its list before exiting
+  BufferPool::Release(block, 16384);  // the second thread took it back out of its list
 }
+
+// With no loop on the thread there is no ring: one slab, nothing registered.
+TEST(BufferPoolTest, BlocksComeFromOneSlabUnregisteredWithoutALoop) {
+  std::thread([] {
+    std::byte* a = BufferPool::Allocate(4096);
+    std::byte* b = BufferPool::Allocate(1u << 20);
+    EXPECT_EQ(b, a + 4096);  // carved one after the other
+    BufferPool::Stats s = BufferPool::ThreadStats();
+    EXPECT_EQ(s.slab_bytes, BufferPool::kSlabBytes);
+    EXPECT_EQ(s.registered_bytes, 0u);
+    BufferPool::Release(a, 4096);
+    BufferPool::Release(b, 1u << 20);
+  }).join();
+}
+
+// On a loop's thread the slabs are registered with the loop's ring, also those carved before
+// the ring existed (at the next Allocate), and unregistered when the thread ends. (A thread that
+// makes an unrun loop current: the ring must outlive the thread, and go before the loop.)
+TEST(BufferPoolTest, SlabsAreRegisteredWithTheLoopsRingUntilTheThreadEnds) {
+  auto loop = EpollEventLoop::Create();
+  ASSERT_TRUE(loop.ok());
+  constexpr size_t k2M = 2u << 20;
+  std::shared_ptr<LoopRing> ring;
+  std::byte *early = nullptr, *first = nullptr, *second = nullptr;
+  std::thread([&] {
+    EventLoop::ScopedCurrent scope(loop->get());
+    early = BufferPool::Allocate(8192);  // no ring yet
+    EXPECT_EQ(BufferPool::ThreadStats().registered_bytes, 0u);
+    auto r = LoopRing::ForLoop(**loop);
+    ASSERT_TRUE(r.ok());
+    ring = std::move(r).value();
+    first = BufferPool::Allocate(k2M);   // the first slab's tail; registers the slab
+    second = BufferPool::Allocate(k2M);  // no room left there: a second slab
+    BufferPool::Stats s = BufferPool::ThreadStats();
+    EXPECT_EQ(first, early + 8192);
+    EXPECT_EQ(s.slab_bytes, 2 * BufferPool::kSlabBytes);
+    EXPECT_EQ(s.registered_bytes, 2 * BufferPool::kSlabBytes);
+    EXPECT_EQ(ring->find_buffer(early, 8192), 0);
+    EXPECT_EQ(ring->find_buffer(first, k2M), 0);
+    EXPECT_EQ(ring->find_buffer(second, k2M), 1);
+    IoBuffer reply = IoBuffer::AllocateAligned(28, 4096);  // first fit: the first slab's tail
+    EXPECT_EQ(reply.data() + 28, first + k2M + 4096);
+    EXPECT_EQ(ring->find_buffer(reply.data(), reply.size()), 0);
+    BufferPool::Release(early, 8192);
+    BufferPool::Release(first, k2M);
+    BufferPool::Release(second, k2M);
+  }).join();  // the thread's pool lets go of its slabs
+  ASSERT_TRUE(ring);
+  EXPECT_EQ(ring->find_buffer(early, 8192), -1);
+  EXPECT_EQ(ring->find_buffer(second, 4096), -1);
+  EXPECT_EQ(ring->register_buffer(early, 4096), 0);  // both slots free again
+  EXPECT_EQ(ring->register_buffer(second, 4096), 1);
+  ring->unregister_buffer(0);
+  ring->unregister_buffer(1);
+  ring.reset();
+}
+
+// A ring without a buffer table (TIERCACHE_NO_FIXED_BUFFERS=1, as when the kernel refuses):
+// the pool works as before, nothing registered.
+TEST(BufferPoolTest, WorksUnregisteredWhenTheRingHasNoBufferTable) {
+  auto t = LoopThread::Start("pool-noreg");
+  ASSERT_TRUE(t.ok());
+  std::unique_ptr<LoopThread> thread = std::move(t).value();
+  setenv("TIERCACHE_NO_FIXED_BUFFERS", "1", 1);
+  thread->run_sync([&] {
+    auto ring = LoopRing::ForLoop(thread->loop());
+    ASSERT_TRUE(ring.ok());
+    for (int i = 0; i < 3; ++i) {
+      IoBuffer b = IoBuffer::AllocateAligned(0, 65536);
+      std::memset(b.data(), i, b.size());
+      EXPECT_EQ((*ring)->find_buffer(b.data(), b.size()), -1);
+    }
+    BufferPool::Stats s = BufferPool::ThreadStats();
+    EXPECT_EQ(s.allocations, 3u);
+    EXPECT_EQ(s.reused, 2u);
+    EXPECT_EQ(s.slab_bytes, BufferPool::kSlabBytes);
+    EXPECT_EQ(s.registered_bytes, 0u);
+  });
+  unsetenv("TIERCACHE_NO_FIXED_BUFFERS");
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+// Slab memory is not the allocator's: the pool poisons released blocks and uncarved tails itself.
+TEST(BufferPoolTest, AsanCatchesUseAfterReleaseAndRunsIntoTheTail) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        std::byte* b = BufferPool::Allocate(4096);
+        BufferPool::Release(b, 4096);
+        *static_cast<volatile std::byte*>(b) = std::byte{1};
+      },
+      "use-after-poison");
+  EXPECT_DEATH(
+      {
+        std::byte* b = BufferPool::Allocate(4096);
+        static_cast<volatile std::byte*>(b)[4096] = std::byte{1};
+      },
+      "use-after-poison");
+}
+#endif
 
 }  // namespace
 }  // namespace tiercache::nbd
