@@ -131,7 +131,10 @@ Status OpenTask::replay_journal() {
   std::vector<uint64_t> replayed;
   Status s = journal_->replay([&](uint64_t round, const JournalEntry& e) {
     const uint64_t page = e.line / l.records_per_page;
-    state_.dirty_pages.push_back(page);
+    // Entries come in line order within a round: most repeat the page before.
+    if (state_.dirty_pages.empty() || state_.dirty_pages.back() != page) {
+      state_.dirty_pages.push_back(page);
+    }
     if (round <= state_.page_seq[page]) return;
     EncodeRecord(l, e.record, std::span(state_.images).subspan(e.line * rs, rs));
     replayed.push_back(e.line);
