@@ -242,7 +242,8 @@ TEST_F(MetadataStoreTest, OpenRefusesAnOlderFormatVersionNamingTheWayOut) {
   EXPECT_EQ(s.message(),
             "ssd0: tiercache format version 3 is not supported (this build reads version 5): it "
             "was made by an older tiercache; write back its dirty data with that version "
-            "(tiercache flush), then recreate the cache with tiercache create --force");
+            "(tiercache flush), then recreate the cache with tiercache create --force "
+            "--discard-dirty");
 }
 
 TEST_F(MetadataStoreTest, OpenRefusesTheWrongCore) {

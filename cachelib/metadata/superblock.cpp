@@ -181,7 +181,8 @@ Result<LoadedSuperblock> LoadSuperblock(std::span<const std::byte> area,
                          std::to_string(kVersion) + ")";
       if (c.sb.version < kVersion) {
         what += ": it was made by an older tiercache; write back its dirty data with that version "
-                "(tiercache flush), then recreate the cache with tiercache create --force";
+                "(tiercache flush), then recreate the cache with tiercache create --force "
+                "--discard-dirty";
       }
       return Status::NotSupported(what);
     }
