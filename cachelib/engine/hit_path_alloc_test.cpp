@@ -1,6 +1,7 @@
 // Heap allocations per request on a warm cache's hit paths (operator new counted for this whole
-// binary): none for a read hit (4 KiB, or 64 KiB of 4 KiB lines) or a wt/wb write hit, on MemoryDevices and a SimEventLoop as in
-// bench/micro/hit_path_benchmark (docs/performance.md "Hit path: allocations per request").
+// binary): none for a read hit (4 KiB, or 64 KiB of 4 KiB lines) or a wt/wb write hit, on
+// MemoryDevices and a SimEventLoop as in bench/micro/hit_path_benchmark (docs/performance.md
+// "Hit path: allocations per request").
 #include <gtest/gtest.h>
 
 #include <vector>

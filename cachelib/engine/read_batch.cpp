@@ -72,21 +72,26 @@ void ReadStretch(Request& req, std::span<const Segment> segs, const ReadLookup* 
   EngineCounters::add(e.counters.read_hit_bytes, bytes);
   req.any_ssd = true;
   auto end = [&req, first_line, lines](Status s) { EndStretch(req, first_line, lines, s); };
-  // The parts: split where the next line does not continue the previous one on the SSD.
-  uint32_t parts = 1;
-  for (uint32_t i = 1; i < lines; ++i) {
-    parts += e.ssd_offset(found[i].line_id, segs[i].first_sector) !=
-             e.ssd_offset(found[i - 1].line_id, segs[i - 1].first_sector) + segs[i - 1].bytes();
-  }
+  // A part ends where the next line does not continue it on the SSD (or at the device's limit).
+  auto part_end = [&](uint32_t i, uint64_t* part_bytes) {
+    const uint64_t start = e.ssd_offset(found[i].line_id, segs[i].first_sector);
+    *part_bytes = segs[i].bytes();
+    uint32_t j = i + 1;
+    while (j < lines &&
+           e.ssd_offset(found[j].line_id, segs[j].first_sector) == start + *part_bytes &&
+           *part_bytes + segs[j].bytes() <= e.ssd.max_io_bytes()) {
+      *part_bytes += segs[j++].bytes();
+    }
+    return j;
+  };
+  uint32_t parts = 0;
+  uint64_t part_bytes = 0;
+  for (uint32_t i = 0; i < lines; ++parts) i = part_end(i, &part_bytes);
   IoJoin* join = parts > 1 ? IoJoin::Make(end) : nullptr;
   for (uint32_t i = 0; i < lines;) {
-    const uint64_t start = e.ssd_offset(found[i].line_id, segs[i].first_sector);
-    uint64_t part_bytes = segs[i].bytes();
-    uint32_t j = i + 1;
-    while (j < lines && e.ssd_offset(found[j].line_id, segs[j].first_sector) == start + part_bytes) {
-      part_bytes += segs[j++].bytes();
-    }
-    ReadMerged(req, first_line + i, j - i, start, req.read_buf + segs[i].buf_offset, part_bytes,
+    const uint32_t j = part_end(i, &part_bytes);
+    ReadMerged(req, first_line + i, j - i, e.ssd_offset(found[i].line_id, segs[i].first_sector),
+               req.read_buf + segs[i].buf_offset, part_bytes,
                join != nullptr ? join->add() : IoCallback(PooledOnce(end)));
     i = j;
   }

@@ -44,8 +44,8 @@ class ReadBatchTest : public ::testing::Test {
   std::vector<std::byte> expected(uint64_t off, uint64_t len) {
     std::vector<std::byte> out = Pattern(1, off, len);
     const std::vector<std::byte> written = Pattern(2, written_off, written_len);
-    for (uint64_t b = std::max(off, written_off); b < std::min(off + len, written_off + written_len);
-         ++b) {
+    const uint64_t end = std::min(off + len, written_off + written_len);
+    for (uint64_t b = std::max(off, written_off); b < end; ++b) {
       out[b - off] = written[b - written_off];
     }
     return out;
