@@ -114,7 +114,7 @@ void ReadRun(Request& req, std::span<const Segment> run) {
         found[i] = LookUpRead(req, shard, seg);
         continue;
       }
-      // Queued as ReadSegment did: resumed on this loop, it reads the segment alone.
+      // Queued FIFO as a lone segment always was; once granted, on this loop, read alone.
       EventLoop::Task resume = PooledOnce([&req, seg] { ReadLocked(req, seg); });
       const bool now = shard.locks().lock_or_wait(seg.core_line, false, req.loop, resume);
       assert(!now);
