@@ -1,7 +1,7 @@
 // Request: one client request in flight, split into per-line segments that proceed independently
-// (each under its core-line lock) and join here. Lives in a slot of the loop's SlotPool until its
-// last segment finishes; every continuation runs on the submitting loop, so the join needs no
-// atomics.
+// (each under its core-line lock; reads take them by runs of one shard) and join here. Lives in a
+// slot of the loop's SlotPool until its last segment finishes; every continuation runs on the
+// submitting loop, so the join needs no atomics.
 #pragma once
 
 #include <cstddef>
