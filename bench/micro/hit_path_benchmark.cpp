@@ -3,7 +3,8 @@
 // allocs_per_req, the operator new calls per request: 0 on the hit paths).
 // Instructions per request (less noisy than time): TC_BENCH_ITERATIONS=20000 valgrind
 //   --tool=callgrind --collect-atstart=no --toggle-collect='*ServeHits*' hit_path_benchmark
-//   --benchmark_filter=ReadHitWt, then the total Ir / 20000.
+//   --benchmark_filter=ReadHitWt, then the total Ir / 20000 (ReadHit1MiBWt: 1 MiB reads on 4 KiB
+//   lines, TC_BENCH_ITERATIONS=1000).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -18,10 +19,15 @@ namespace {
 
 constexpr uint64_t kLines = 256;
 constexpr uint64_t kLine = 64 * 1024;
+constexpr uint64_t kCached = kLines * kLine;  // 16 MiB, every block cached
 
-std::unique_ptr<testing::CacheHarness> WarmCache(CacheMode mode) {
+// A warm cache of `line_size` lines: kCached bytes written then read back in pieces of
+// `warm_bytes` (in order: a sequential fill puts each 64 KiB chunk on consecutive SSD lines).
+std::unique_ptr<testing::CacheHarness> WarmCache(CacheMode mode, uint64_t line_size,
+                                                 uint64_t warm_bytes) {
   FormatOptions f;
   f.mode = mode;
+  f.line_size = uint32_t(line_size);
   CacheOptions o;
   o.cleaning = "nop";
   // Every block cached by the warm-up: no admission test, no sequential-stream bypass.
@@ -32,39 +38,45 @@ std::unique_ptr<testing::CacheHarness> WarmCache(CacheMode mode) {
   // instructions) and the persist the next write to a trusted line waits for. At real rates one
   // round covers every write of trust_interval (5 s); neither is hit-path work.
   o.trust_interval = Nanos(0);
-  auto h = std::make_unique<testing::CacheHarness>((kLines + 64) * kLine, 1ull << 30, f, o);
+  auto h = std::make_unique<testing::CacheHarness>(kCached + 64 * kLine, 1ull << 30, f, o);
   h->open();
-  std::vector<std::byte> line(kLine, std::byte{1});
-  for (uint64_t i = 0; i < kLines; ++i) (void)testing::SyncWrite(h->loop, *h->cache, i * kLine, line);
-  std::vector<std::byte> buf(kLine);
-  for (uint64_t i = 0; i < kLines; ++i) (void)testing::SyncRead(h->loop, *h->cache, i * kLine, buf);
+  std::vector<std::byte> piece(warm_bytes, std::byte{1});
+  for (uint64_t off = 0; off < kCached; off += warm_bytes) {
+    (void)testing::SyncWrite(h->loop, *h->cache, off, piece);
+  }
+  for (uint64_t off = 0; off < kCached; off += warm_bytes) {
+    (void)testing::SyncRead(h->loop, *h->cache, off, piece);
+  }
   h->loop.run_until_idle();
   return h;
 }
 
-// The timed loop, apart so that callgrind can count just its instructions.
+// The timed loop, apart so that callgrind can count just its instructions. Requests of `bytes`
+// at offsets spread over the cached range (4 KiB) or in order through it (larger ones).
 [[gnu::noinline]] uint64_t ServeHits(benchmark::State& state, testing::CacheHarness* h,
-                                     bool write) {
-  alignas(4096) static std::byte buf[4096];
+                                     bool write, uint64_t bytes) {
+  alignas(4096) static std::byte buf[1 << 20];
   uint64_t i = 0, done = 0;
+  const uint64_t slots = kCached / bytes;
   for (auto _ : state) {
-    uint64_t off = (i++ * 7919 % (kLines * 16)) * 4096;
+    uint64_t off = (bytes == 4096 ? i++ * 7919 % slots : i++ % slots) * bytes;
     if (write) {
-      h->cache->write(off, std::span<const std::byte>(buf, 4096), {}, [&](Status) { ++done; });
+      h->cache->write(off, std::span<const std::byte>(buf, bytes), {}, [&](Status) { ++done; });
     } else {
-      h->cache->read(off, std::span<std::byte>(buf, 4096), [&](Status) { ++done; });
+      h->cache->read(off, std::span<std::byte>(buf, bytes), [&](Status) { ++done; });
     }
     h->loop.run_until_idle();
   }
   return done;
 }
 
-void RunHits(benchmark::State& state, CacheMode mode, bool write) {
-  auto h = WarmCache(mode);
+void RunHits(benchmark::State& state, CacheMode mode, bool write, uint64_t bytes = 4096,
+             uint64_t line_size = kLine) {
+  auto h = WarmCache(mode, line_size, std::max<uint64_t>(line_size, bytes));
   EventLoop::ScopedCurrent scope(&h->loop);
   const CacheCounters b = h->cache->counters();
   const uint64_t allocs_before = OperatorNewCalls();
-  const uint64_t done = ServeHits(state, h.get(), write);
+  const uint64_t done = ServeHits(state, h.get(), write, bytes);
   const uint64_t allocs = OperatorNewCalls() - allocs_before;
   const CacheCounters a = h->cache->counters();
   // Of the timed requests only.
@@ -77,6 +89,10 @@ void RunHits(benchmark::State& state, CacheMode mode, bool write) {
 void BM_ReadHitWt(benchmark::State& s) { RunHits(s, CacheMode::kWriteThrough, false); }
 void BM_WriteHitWb(benchmark::State& s) { RunHits(s, CacheMode::kWriteBack, true); }
 void BM_WriteHitWt(benchmark::State& s) { RunHits(s, CacheMode::kWriteThrough, true); }
+// 1 MiB sequential read hits on 4 KiB lines, as tiercached formats by default (issue 11).
+void BM_ReadHit1MiBWt(benchmark::State& s) {
+  RunHits(s, CacheMode::kWriteThrough, false, 1 << 20, 4096);
+}
 
 // The floor: the same request straight to a MemoryDevice (no cache), for comparison.
 void BM_RawMemoryRead(benchmark::State& state) {
@@ -105,7 +121,8 @@ int main(int argc, char** argv) {
   for (auto [name, fn] : {std::pair{"BM_RawMemoryRead", &BM_RawMemoryRead},
                           std::pair{"BM_ReadHitWt", &BM_ReadHitWt},
                           std::pair{"BM_WriteHitWb", &BM_WriteHitWb},
-                          std::pair{"BM_WriteHitWt", &BM_WriteHitWt}}) {
+                          std::pair{"BM_WriteHitWt", &BM_WriteHitWt},
+                          std::pair{"BM_ReadHit1MiBWt", &BM_ReadHit1MiBWt}}) {
     auto* b = benchmark::RegisterBenchmark(name, fn);
     if (fixed != nullptr) b->Iterations(std::atoll(fixed));
   }

@@ -9,6 +9,7 @@
 #include "cachelib/engine/io_paths.h"
 #include "cachelib/engine/mode_table.h"
 #include "cachelib/engine/partial_sectors.h"
+#include "cachelib/engine/read_batch.h"
 #include "cachelib/engine/request.h"
 #include "cachelib/engine/trust_flusher.h"
 #include "cachelib/metadata/format.h"
@@ -250,7 +251,7 @@ void Cache::read_impl(uint64_t offset, std::span<std::byte> buf, IoCallback cb) 
     engine_->readahead->consider(offset, buf.size(), stream_bytes);
   }
   r->read_buf = buf.data();
-  r->start(&ReadSegment);
+  r->start_runs(&ReadRun);
 }
 
 void Cache::write_impl(uint64_t offset, std::span<const std::byte> buf, WriteFlags flags,
@@ -327,7 +328,7 @@ void Cache::prefetch_impl(uint64_t offset, uint64_t length, IoCallback cb) {
   // A failed SSD takes no fills.
   if (engine_->ssd_health.failed()) r->mode = CacheMode::kPassThrough;
   r->read_buf = buf.get();
-  r->start(&ReadSegment);
+  r->start_runs(&ReadRun);
 }
 
 }  // namespace tiercache

@@ -1,6 +1,7 @@
 // Heap allocations per request on a warm cache's hit paths (operator new counted for this whole
-// binary): none for a read hit or a wt/wb write hit, on MemoryDevices and a SimEventLoop as in
-// bench/micro/hit_path_benchmark (docs/performance.md "Hit path: allocations per request").
+// binary): none for a read hit (4 KiB, or 64 KiB of 4 KiB lines) or a wt/wb write hit, on
+// MemoryDevices and a SimEventLoop as in bench/micro/hit_path_benchmark (docs/performance.md
+// "Hit path: allocations per request").
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -84,6 +85,44 @@ TEST_P(HitPathAllocTest, WriteHitsAllocateNothing) {
   const CacheCounters after = h_->cache->counters();
   EXPECT_EQ(after.write_hits - before.write_hits, 2000u);
   EXPECT_EQ(after.write_misses, before.write_misses);
+}
+
+// A 64 KiB read of 4 KiB lines (tiercached's default): one chunk, 16 line segments read as one
+// batch (read_batch.h), from the loop's pools like a 4 KiB hit.
+TEST(HitPathAllocChunkTest, SixteenLineReadHitsAllocateNothing) {
+  constexpr uint64_t kChunk = 64 * 1024, kChunks = 64;
+  FormatOptions f;
+  f.mode = CacheMode::kWriteThrough;
+  f.line_size = 4096;
+  CacheOptions o;
+  o.cleaning = "nop";
+  o.policies.admission = "always";
+  o.policies.sequential = SequentialOptions{.enabled = false};
+  o.trust_interval = Nanos(0);
+  testing::CacheHarness h(2 * kChunks * kChunk, 1ull << 30, f, o);
+  h.open();
+  std::vector<std::byte> chunk(kChunk, std::byte{1});
+  for (uint64_t i = 0; i < kChunks; ++i) {
+    ASSERT_TRUE(testing::SyncRead(h.loop, *h.cache, i * kChunk, chunk).ok());
+  }
+  h.loop.run_until_idle();
+  EventLoop::ScopedCurrent scope(&h.loop);
+  uint64_t done = 0;
+  auto run = [&](uint64_t first, uint64_t n) {
+    for (uint64_t i = first; i < first + n; ++i) {
+      h.cache->read((i * 7 % kChunks) * kChunk, chunk, [&done](Status s) { done += s.ok(); });
+      h.loop.run_until_idle();
+    }
+  };
+  run(0, 100);  // warms the pools
+  const CacheCounters before = h.cache->counters();
+  const uint64_t ssd_reads = h.ssd_mem.stats().reads.load();
+  const uint64_t allocs_before = OperatorNewCalls();
+  run(100, 1000);
+  EXPECT_EQ(OperatorNewCalls() - allocs_before, 0u);
+  EXPECT_EQ(done, 1100u);
+  EXPECT_EQ(h.cache->counters().read_hits - before.read_hits, 1000u);
+  EXPECT_EQ(h.ssd_mem.stats().reads.load() - ssd_reads, 1000u);  // one SSD read per chunk
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, HitPathAllocTest,

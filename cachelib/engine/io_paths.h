@@ -1,5 +1,6 @@
 // The per-segment I/O paths of the engine, one file per cache mode (wt.cpp, wb.cpp, wa.cpp,
-// pt.cpp) plus the read path shared by all modes (read_path.cpp) and trim/zeroing (trim_zero.cpp).
+// pt.cpp) plus the read path shared by all modes (read_path.cpp, entered by runs of segments
+// through read_batch.h) and trim/zeroing (trim_zero.cpp).
 // Each runs on the request's loop, takes the segment's core-line lock, does its I/O and calls
 // req.segment_done() exactly once. Helpers shared by the paths live here too.
 #pragma once
@@ -13,7 +14,22 @@
 
 namespace tiercache {
 
-void ReadSegment(Request& req, const Segment& seg);
+// The read path (read_path.cpp), in two steps so a batch of segments (read_batch.h) can look
+// them all up under one shard lock. What a read finds of a segment: its line, and the sectors to
+// read from the SSD (valid ones; in pass-through only the dirty ones).
+struct ReadLookup {
+  uint32_t line_id = Shard::kNoLine;
+  SectorBits from_ssd;
+};
+// REQUIRES the segment's shard mutex and its shared core-line lock. Touches the line for the
+// policies when any sector comes from the SSD.
+ReadLookup LookUpRead(Request& req, Shard& shard, const Segment& seg);
+// Under the segment's shared lock, after LookUpRead: reads the SSD and core sectors, counts them,
+// releases the lock (after the reply, a fill of the core sectors keeps it until done) and calls
+// req.segment_done().
+void ReadLookedUp(Request& req, const Segment& seg, const ReadLookup& found);
+// Once the segment's shared lock is held: LookUpRead, then ReadLookedUp.
+void ReadLocked(Request& req, const Segment& seg);
 void WriteSegmentWt(Request& req, const Segment& seg);
 void WriteSegmentWb(Request& req, const Segment& seg);
 void WriteSegmentWa(Request& req, const Segment& seg);

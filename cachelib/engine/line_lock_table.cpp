@@ -22,6 +22,12 @@ bool LineLockTable::is_locked(uint64_t core_line) const { return find(core_line)
 
 bool LineLockTable::lock_or_wait(uint64_t core_line, bool exclusive, EventLoop* loop,
                                  EventLoop::Task& resume) {
+  if (try_lock(core_line, exclusive)) return true;
+  find(core_line)->waiters.push_back(Waiter{exclusive, loop, std::move(resume)});
+  return false;
+}
+
+bool LineLockTable::try_lock(uint64_t core_line, bool exclusive) {
   Entry* e = find(core_line);
   if (e == nullptr) {
     std::unique_ptr<Entry> fresh;
@@ -36,17 +42,15 @@ bool LineLockTable::lock_or_wait(uint64_t core_line, bool exclusive, EventLoop* 
     set_.insert(*e);
     grow_if_full();
   }
-  bool free_now = e->waiters.empty() && !e->writer && (exclusive ? e->readers == 0 : true);
-  if (free_now) {
-    if (exclusive) {
-      e->writer = true;
-    } else {
-      ++e->readers;
-    }
-    return true;
+  // A fresh entry is always free: one that cannot be granted already existed, so failing leaves
+  // the table as it was.
+  if (!e->waiters.empty() || e->writer || (exclusive && e->readers > 0)) return false;
+  if (exclusive) {
+    e->writer = true;
+  } else {
+    ++e->readers;
   }
-  e->waiters.push_back(Waiter{exclusive, loop, std::move(resume)});
-  return false;
+  return true;
 }
 
 void LineLockTable::grow_if_full() {

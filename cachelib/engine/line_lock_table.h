@@ -23,6 +23,9 @@ class LineLockTable {
   // Takes the lock now (returns true, `resume` untouched) or queues `resume` (moved from), posted
   // to `loop` once granted.
   bool lock_or_wait(uint64_t core_line, bool exclusive, EventLoop* loop, EventLoop::Task& resume);
+  // Takes the lock if it is free now (as lock_or_wait would grant it); false leaves no trace, and
+  // a lock_or_wait() before the table changes would queue.
+  bool try_lock(uint64_t core_line, bool exclusive);
   void unlock(uint64_t core_line, bool exclusive);
   bool is_locked(uint64_t core_line) const;
   // Hash buckets now (grows with the most locks held at once).

@@ -64,20 +64,24 @@ void FillAfterReply(Engine& e, Segment seg, SectorBits fill, AlignedBuffer data)
   join->seal();
 }
 
-void ReadLocked(Request& req, const Segment& seg) {
-  Engine& e = req.engine;
-  Shard& shard = e.shard_for(seg.core_line);
-  const bool pass_through = req.mode == CacheMode::kPassThrough;
-  SectorBits from_ssd;
-  uint32_t line_id = 0;
-  {
-    std::lock_guard lock(shard.mu);
-    line_id = shard.lookup(seg.core_line);
-    if (line_id != Shard::kNoLine) {
-      from_ssd = (pass_through ? shard.dirty(line_id) : shard.valid(line_id)) & seg.mask();
-      if (from_ssd.any()) shard.touch(line_id, false);
-    }
+}  // namespace
+
+ReadLookup LookUpRead(Request& req, Shard& shard, const Segment& seg) {
+  ReadLookup found;
+  found.line_id = shard.lookup(seg.core_line);
+  if (found.line_id != Shard::kNoLine) {
+    const bool pass_through = req.mode == CacheMode::kPassThrough;
+    found.from_ssd =
+        (pass_through ? shard.dirty(found.line_id) : shard.valid(found.line_id)) & seg.mask();
+    if (found.from_ssd.any()) shard.touch(found.line_id, false);
   }
+  return found;
+}
+
+void ReadLookedUp(Request& req, const Segment& seg, const ReadLookup& found) {
+  Engine& e = req.engine;
+  const bool pass_through = req.mode == CacheMode::kPassThrough;
+  const SectorBits& from_ssd = found.from_ssd;
   const SectorBits from_core = seg.mask() & ~from_ssd;
   // One popcount, not two (a 256-bit bitset's count() is four library calls without -mpopcnt).
   const uint64_t ssd_sectors = from_ssd.count();
@@ -103,7 +107,7 @@ void ReadLocked(Request& req, const Segment& seg) {
   ForEachRun(from_ssd, seg.first_sector, seg.sectors, [&](uint32_t first, uint32_t n, bool ssd) {
     std::byte* dst = out + uint64_t(first - seg.first_sector) * kSectorSize;
     if (ssd) {
-      SsdReadOrRecover(e, seg.core_line, line_id, first, n, dst, join->add());
+      SsdReadOrRecover(e, seg.core_line, found.line_id, first, n, dst, join->add());
     } else {
       uint64_t bytes = uint64_t(n) * kSectorSize;
       EngineCounters::add(e.counters.bytes_read_core, bytes);
@@ -114,10 +118,14 @@ void ReadLocked(Request& req, const Segment& seg) {
   join->seal();
 }
 
-}  // namespace
-
-void ReadSegment(Request& req, const Segment& seg) {
-  LockThen(req, seg, false, [&req, seg] { ReadLocked(req, seg); });
+void ReadLocked(Request& req, const Segment& seg) {
+  Shard& shard = req.engine.shard_for(seg.core_line);
+  ReadLookup found;
+  {
+    std::lock_guard lock(shard.mu);
+    found = LookUpRead(req, shard, seg);
+  }
+  ReadLookedUp(req, seg, found);
 }
 
 }  // namespace tiercache

@@ -4,6 +4,7 @@
 #include "cachelib/engine/partial_sectors.h"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <new>
 
@@ -92,33 +93,57 @@ Request* NewRequest(Engine& engine, RequestKind kind, uint64_t offset, uint64_t 
   return r;
 }
 
-void Request::start(SegmentFn fn) {
-  // Two passes over the line boundaries instead of a vector: most requests are one segment and
-  // the hit path should not allocate for them. All segments are counted before any starts, so an
-  // early completion cannot finish the request.
-  const uint32_t line_size = engine.line_size;
-  const uint64_t end = offset + length;
-  pending = uint32_t((end - 1) / line_size - offset / line_size + 1);
+template <class Fn>
+void Request::for_each_segment(Fn&& fn) {
+  // Segments are made one at a time, not collected in a vector: most requests are one segment
+  // and the hit path should not allocate for them. All segments are counted before any starts,
+  // so an early completion cannot finish the request.
+  const uint64_t first_line = offset / engine.line_size;
+  const uint64_t last_line = (offset + length - 1) / engine.line_size;
+  pending = uint32_t(last_line - first_line + 1);
   batching_core_io = pending > 1;
-  for (uint64_t pos = offset; pos < end;) {
-    Segment seg;
-    seg.core_line = pos / line_size;
-    uint64_t in_line = pos % line_size;
-    seg.first_sector = uint32_t(in_line / kSectorSize);
-    uint64_t n = std::min<uint64_t>(line_size - in_line, end - pos);
-    seg.sectors = uint32_t(n / kSectorSize);
-    seg.buf_offset = pos - offset;
-    pos += n;
-    fn(*this, seg);
-  }
+  for (uint64_t line = first_line; line <= last_line; ++line) fn(segment_at(line));
+}
+
+Segment Request::segment_at(uint64_t core_line) const {
+  const uint64_t line_start = core_line * engine.line_size;
+  const uint64_t pos = std::max(offset, line_start);
+  const uint64_t end = std::min(offset + length, line_start + engine.line_size);
+  return Segment{.core_line = core_line,
+                 .first_sector = uint32_t((pos - line_start) / kSectorSize),
+                 .sectors = uint32_t((end - pos) / kSectorSize),
+                 .buf_offset = pos - offset};
+}
+
+void Request::start(SegmentFn fn) {
+  for_each_segment([this, fn](const Segment& seg) { fn(*this, seg); });
   // No segment can finish before this returns (completions are never inline): `this` lives.
   if (batching_core_io) IssueCoreBatch(*this);
 }
 
-void Request::segment_done(Status s) {
+void Request::start_runs(RunFn fn) {
+  // The run so far, handed over when the next segment leaves its shard or it is full.
+  std::array<Segment, kMaxRun> run;
+  uint32_t n = 0;
+  const Shard* run_shard = nullptr;
+  for_each_segment([&](const Segment& seg) {
+    const Shard* shard = &engine.shard_for(seg.core_line);
+    if (n == kMaxRun || (n > 0 && shard != run_shard)) {
+      fn(*this, std::span<const Segment>(run.data(), n));
+      n = 0;
+    }
+    run_shard = shard;
+    run[n++] = seg;
+  });
+  if (n > 0) fn(*this, std::span<const Segment>(run.data(), n));
+  if (batching_core_io) IssueCoreBatch(*this);
+}
+
+void Request::segments_done(uint32_t n, Status s) {
   if (!s.ok() && status.ok()) status = std::move(s);
-  assert(pending > 0);
-  if (--pending == 0) finish();
+  assert(pending >= n);
+  pending -= n;
+  if (pending == 0) finish();
 }
 
 void Request::finish() {

@@ -1,7 +1,7 @@
 // Request: one client request in flight, split into per-line segments that proceed independently
-// (each under its core-line lock) and join here. Lives in a slot of the loop's SlotPool until its
-// last segment finishes; every continuation runs on the submitting loop, so the join needs no
-// atomics.
+// (each under its core-line lock; reads take them by runs of one shard) and join here. Lives in a
+// slot of the loop's SlotPool until its last segment finishes; every continuation runs on the
+// submitting loop, so the join needs no atomics.
 #pragma once
 
 #include <cstddef>
@@ -69,9 +69,22 @@ struct Request {
   using SegmentFn = void (*)(Request&, const Segment&);
   // Runs fn(segment) for every line segment, then finishes once all have called segment_done().
   void start(SegmentFn fn);
-  void segment_done(Status s);
+  // A run: consecutive segments whose core lines belong to one shard, at most kMaxRun of them
+  // (with 4 KiB lines, the segments of one 64 KiB chunk: Engine::shard_for).
+  static constexpr uint32_t kMaxRun = 16;
+  using RunFn = void (*)(Request&, std::span<const Segment>);
+  // As start(), but hands the segments to fn run by run (the read path's batch, read_batch.h).
+  void start_runs(RunFn fn);
+  void segment_done(Status s) { segments_done(1, std::move(s)); }
+  // The segment of core line `core_line` (REQUIRES: the request covers part of it).
+  Segment segment_at(uint64_t core_line) const;
+  // `n` segments are done at once, with one status.
+  void segments_done(uint32_t n, Status s);
 
  private:
+  // Counts the segments, then calls fn(segment) for each in order and issues the core batch.
+  template <class Fn>
+  void for_each_segment(Fn&& fn);
   void finish();
 };
 
