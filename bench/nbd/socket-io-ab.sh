@@ -6,39 +6,13 @@
 # Usage: bench/nbd/socket-io-ab.sh [BUILD_DIR] [ROUNDS]   (ORDER="epoll ring" reverses the turn)
 set -u
 source "$(dirname "$0")/volume.sh" "${1:-}"
-rm -f ssd hdd; truncate -s 2G ssd; truncate -s 1G hdd
-"$CLI" create --cache ssd --core hdd --mode wt --admission always --seq-cutoff 0 --force \
-    >/dev/null || exit 1
-start_daemon
-for _ in 1 2 3 4; do  # every block of the 1 GiB core cached
-  fio --name=w --ioengine=nbd --uri="$URI" --rw=read --bs=1M --iodepth=8 --output=/dev/null \
-      >/dev/null 2>&1
-done
-ticks() { awk '{print $14+$15}' /proc/"$PID"/stat; }
-switches() { cat /proc/"$PID"/task/*/status | awk '/ctxt_switches/ {s += $2} END {print s}'; }
-# cell NAME RW BS QD
-cell() {
-  local t0 c0 t1 c1 ios
-  t0=$(ticks) c0=$(switches)
-  perf stat -e raw_syscalls:sys_enter -p "$PID" -x, -o ps.txt -- sleep 6.5 &
-  local pp=$!
-  fio --name=w --ioengine=nbd --uri="$URI" --rw="$2" --bs="$3" --iodepth="$4" --time_based \
-      --runtime=6 --size=1G --output-format=json --output=f.json >/dev/null 2>&1
-  wait "$pp"
-  t1=$(ticks) c1=$(switches)
-  ios=$(jq '.jobs[0].read.total_ios' f.json)
-  awk -v m="$mode" -v n="$1" -v ios="$ios" -v t="$((t1 - t0))" -v c="$((c1 - c0))" \
-      -v sys="$(cut -d, -f1 ps.txt | grep -E '^[0-9]+$')" \
-      -v iops="$(jq '.jobs[0].read.iops' f.json)" -v lat="$(jq '.jobs[0].read.clat_ns.mean' f.json)" \
-      'BEGIN { printf "%-5s %-8s %8.0f IOPS %7.1f us  cpu/req %7.1f us  syscalls/req %5.2f  ctx/req %5.3f\n",
-               m, n, iops, lat / 1000, t * 10000 / ios, sys / ios, c / ios }'
-}
+warm_volume
 for _ in $(seq "${2:-2}"); do
   for mode in ${ORDER:-ring epoll}; do
     stop_daemon
     start_daemon --socket-io "$mode"
-    cell 4k-qd32 randread 4k 32
-    cell 4k-qd1 randread 4k 1
-    cell 1m-qd8 read 1M 8
+    read_cell "$mode" 4k-qd32 randread 4k 32
+    read_cell "$mode" 4k-qd1 randread 4k 1
+    read_cell "$mode" 1m-qd8 read 1M 8
   done
 done

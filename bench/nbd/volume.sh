@@ -39,3 +39,39 @@ fio_nbd() {
       >/dev/null 2>&1 || { echo "fio failed" >&2; exit 1; }
   jq ".jobs[0].${rw#rand}.iops|floor" f.json
 }
+
+# warm_volume [TIERCACHED OPTIONS...]: a 2 GiB cache file over a 1 GiB core file (wt, admit all,
+# no bypass), served, with every block cached by four sequential passes.
+warm_volume() {
+  rm -f ssd hdd; truncate -s 2G ssd; truncate -s 1G hdd
+  "$CLI" create --cache ssd --core hdd --mode wt --admission always --seq-cutoff 0 --force \
+      >/dev/null || exit 1
+  start_daemon "$@"
+  for _ in 1 2 3 4; do
+    fio --name=w --ioengine=nbd --uri="$URI" --rw=read --bs=1M --iodepth=8 --output=/dev/null \
+        >/dev/null 2>&1
+  done
+}
+
+# read_cell LABEL NAME RW BS QD [JQ_PATH]: 6 s of fio reads through the volume. Prints the IOPS,
+# fio's mean latency and, per request, the daemon's CPU (/proc), system calls of all its threads
+# (perf stat), context switches, and the growth of `tiercache status --json` field JQ_PATH.
+read_cell() {
+  local label=$1 name=$2 rw=$3 bs=$4 qd=$5 path=${6:-.ok} t0 c0 s0 t1 c1 s1
+  ticks() { awk '{print $14+$15}' /proc/"$PID"/stat; }
+  switches() { cat /proc/"$PID"/task/*/status | awk '/ctxt_switches/ {s += $2} END {print s}'; }
+  counter() { "$CLI" status --control c.ctl --json | jq "$path | tonumber? // 0"; }
+  t0=$(ticks) c0=$(switches) s0=$(counter)
+  perf stat -e raw_syscalls:sys_enter -p "$PID" -x, -o ps.txt -- sleep 6.5 &
+  local pp=$!
+  fio --name=w --ioengine=nbd --uri="$URI" --rw="$rw" --bs="$bs" --iodepth="$qd" --time_based \
+      --runtime=6 --size=1G --output-format=json --output=f.json >/dev/null 2>&1
+  wait "$pp"
+  t1=$(ticks) c1=$(switches) s1=$(counter)
+  awk -v m="$label" -v n="$name" -v ios="$(jq '.jobs[0].read.total_ios' f.json)" \
+      -v t="$((t1 - t0))" -v c="$((c1 - c0))" -v k="$((s1 - s0))" \
+      -v sys="$(cut -d, -f1 ps.txt | grep -E '^[0-9]+$')" \
+      -v iops="$(jq '.jobs[0].read.iops' f.json)" -v lat="$(jq '.jobs[0].read.clat_ns.mean' f.json)" \
+      'BEGIN { printf "%-5s %-8s %8.0f IOPS %7.1f us  cpu/req %7.1f us  syscalls/req %5.2f  ctx/req %5.3f  counter/req %5.2f\n",
+               m, n, iops, lat / 1000, t * 10000 / ios, sys / ios, c / ios, k / ios }'
+}
