@@ -7,6 +7,7 @@
 
 #include "cachelib/metadata/bounded_io.h"
 #include "cachelib/metadata/metadata_page.h"
+#include "cachelib/metadata/superblock_writer.h"
 
 namespace tiercache {
 namespace {
@@ -17,21 +18,6 @@ constexpr size_t kWriteWindow = 32;
 constexpr size_t kChunk = format::sb::kMaxRoundPages;
 
 }  // namespace
-
-struct PagedMetadataStore::Round {
-  std::vector<uint64_t> pages;  // ascending
-  std::vector<uint8_t> slots;   // the slot each page is written to
-  uint64_t first_round = 0;     // chunk j is written as round first_round + j
-  bool ends_epoch = false;      // the last chunk's commit starts a new journal epoch
-  std::vector<std::byte> buf;   // pages.size() encoded 4096-byte slots
-  bool mark_unclean_first = false;
-  size_t chunk = 0;             // the chunk being written
-
-  size_t chunks() const { return (pages.size() + kChunk - 1) / kChunk; }
-  size_t begin() const { return chunk * kChunk; }
-  size_t end() const { return std::min(pages.size(), begin() + kChunk); }
-  uint64_t round() const { return first_round + chunk; }
-};
 
 PagedMetadataStore::PagedMetadataStore(Device& ssd, State s)
     : ssd_(ssd),
@@ -321,37 +307,44 @@ void PagedMetadataStore::run_persist(bool then_mark_clean) {
     clean.mirror = true;
     write_superblock(clean, [this](Status s2) { finish_front(std::move(s2)); });
   };
-  if (round->pages.empty()) {
-    SuperblockChange start;
-    {
-      std::lock_guard lock(mu_);
-      if (round->ends_epoch && sb_.journal_start_round != next_round_) {
-        start.journal_start_round = next_round_;
-      }
-    }
-    if (!start.journal_start_round) return ssd_.flush(std::move(after_pages));
-    // Nothing to write, but rounds were used since the epoch began (a failed round): restart it.
-    start.mirror = true;
-    return write_superblock(start, [this, after = std::move(after_pages)](Status s) mutable {
-      if (s.ok()) {
-        std::lock_guard lock(mu_);
-        journal_.start_epoch();
-      }
-      after(std::move(s));
-    });
-  }
+  if (round->pages.empty()) return end_empty_checkpoint(*round, std::move(after_pages));
   if (!round->mark_unclean_first) return write_chunks(round, std::move(after_pages));
-  // Records change after a clean close: the superblock must stop claiming a clean shutdown first.
-  SuperblockChange unclean;
-  unclean.clean_shutdown = false;
-  unclean.mirror = true;
-  write_superblock(unclean, [this, round, after = std::move(after_pages)](Status s) mutable {
+  mark_unclean([this, round, after = std::move(after_pages)](Status s) mutable {
     if (!s.ok()) {
       end_chunk(*round, s);
       return after(std::move(s));
     }
     write_chunks(round, std::move(after));
   });
+}
+
+// A checkpoint with no page to write is a flush; but if rounds were used since the journal's
+// epoch began (a failed round), the epoch restarts at the next round, so it stays gapless.
+void PagedMetadataStore::end_empty_checkpoint(const Round& round, IoCallback after) {
+  SuperblockChange start;
+  {
+    std::lock_guard lock(mu_);
+    if (round.ends_epoch && sb_.journal_start_round != next_round_) {
+      start.journal_start_round = next_round_;
+    }
+  }
+  if (!start.journal_start_round) return ssd_.flush(std::move(after));
+  start.mirror = true;
+  write_superblock(start, [this, after = std::move(after)](Status s) mutable {
+    if (s.ok()) {
+      std::lock_guard lock(mu_);
+      journal_.start_epoch();
+    }
+    after(std::move(s));
+  });
+}
+
+// Records change after a clean close: the superblock must stop claiming a clean shutdown first.
+void PagedMetadataStore::mark_unclean(IoCallback then) {
+  SuperblockChange unclean;
+  unclean.clean_shutdown = false;
+  unclean.mirror = true;
+  write_superblock(unclean, std::move(then));
 }
 
 std::shared_ptr<RecordJournal::Round> PagedMetadataStore::take_journal_round_locked(
@@ -379,31 +372,10 @@ void PagedMetadataStore::run_journal_round(std::shared_ptr<RecordJournal::Round>
   };
   auto write = [this, round, fail_or_finish](Status s) mutable {
     if (!s.ok()) return fail_or_finish(std::move(s));
-    ssd_.flush([this, round, fail_or_finish](Status s2) mutable {
-      if (!s2.ok()) return fail_or_finish(std::move(s2));
-      write_journal_blocks(round, std::move(fail_or_finish));
-    });
+    journal_.write(ssd_, std::move(round), std::move(fail_or_finish));
   };
   if (!mark_unclean_first) return write(Status::Ok());
-  // Records change after a clean close: the superblock must stop claiming a clean shutdown first.
-  SuperblockChange unclean;
-  unclean.clean_shutdown = false;
-  unclean.mirror = true;
-  write_superblock(unclean, std::move(write));
-}
-
-void PagedMetadataStore::write_journal_blocks(std::shared_ptr<RecordJournal::Round> round,
-                                              IoCallback done) {
-  auto submit = [this, round](size_t i, IoCallback cb) {
-    auto block = std::span<const std::byte>(round->buf)
-                     .subspan(i * format::kBlockSize, format::kBlockSize);
-    ssd_.write(layout_.journal_block_offset(round->first_block + i), block, {}, std::move(cb));
-  };
-  RunBounded(round->blocks(), kWriteWindow, std::move(submit),
-             [this, done = std::move(done)](Status s) mutable {
-               if (!s.ok()) return done(std::move(s));
-               ssd_.flush(std::move(done));
-             });
+  mark_unclean(std::move(write));
 }
 
 // One round per chunk: superblock with the round's intent, flush (which also makes the data the
@@ -504,23 +476,18 @@ void PagedMetadataStore::write_superblock_copy(Superblock next, bool mirror, IoC
     next.sequence = sb_.sequence + 1;
     target = 1 - sb_copy_;
   }
-  auto buf = std::make_shared<std::vector<std::byte>>(format::kBlockSize);
-  EncodeSuperblock(next, *buf);
-  ssd_.write(format::kSuperblockOffset[target], *buf, {},
-             [this, buf, next, target, mirror, done = std::move(done)](Status s) mutable {
-               if (!s.ok()) return done(std::move(s));
-               ssd_.flush([this, next, target, mirror, done = std::move(done)](Status s2) mutable {
-                 if (!s2.ok()) return done(std::move(s2));
-                 {
-                   std::lock_guard lock(mu_);
-                   sb_ = next;
-                   sb_copy_ = target;
-                   info_.mode = next.mode;
-                 }
-                 if (!mirror) return done(Status::Ok());
-                 write_superblock_copy(std::move(next), false, std::move(done));
-               });
-             });
+  WriteSuperblockCopy(ssd_, next, target,
+                      [this, next, target, mirror, done = std::move(done)](Status s) mutable {
+                        if (!s.ok()) return done(std::move(s));
+                        {
+                          std::lock_guard lock(mu_);
+                          sb_ = next;
+                          sb_copy_ = target;
+                          info_.mode = next.mode;
+                        }
+                        if (!mirror) return done(Status::Ok());
+                        write_superblock_copy(std::move(next), false, std::move(done));
+                      });
 }
 
 }  // namespace tiercache

@@ -10,6 +10,7 @@
 // state and the queue; device I/O is never submitted under it).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -75,8 +76,23 @@ class PagedMetadataStore final : public MetadataStore {
     SuperblockChange change;       // superblock update
     std::vector<Waiter> waiters;
   };
-  struct Round;  // one persist: the snapshot of changed pages, encoded as slots, in chunks of
-                 // at most format::sb::kMaxRoundPages pages, one persist round each
+  // A checkpoint: the snapshot of changed pages, encoded as slots, in chunks of at most
+  // format::sb::kMaxRoundPages pages, one persist round each.
+  struct Round {
+    static constexpr size_t kChunk = format::sb::kMaxRoundPages;
+    std::vector<uint64_t> pages;  // ascending
+    std::vector<uint8_t> slots;   // the slot each page is written to
+    uint64_t first_round = 0;     // chunk j is written as round first_round + j
+    bool ends_epoch = false;      // the last chunk's commit starts a new journal epoch
+    std::vector<std::byte> buf;   // pages.size() encoded 4096-byte slots
+    bool mark_unclean_first = false;
+    size_t chunk = 0;             // the chunk being written
+
+    size_t chunks() const { return (pages.size() + kChunk - 1) / kChunk; }
+    size_t begin() const { return chunk * kChunk; }
+    size_t end() const { return std::min(pages.size(), begin() + kChunk); }
+    uint64_t round() const { return first_round + chunk; }
+  };
 
   void enqueue(Op op, bool join_pending_persist);
   void run_front();
@@ -88,7 +104,8 @@ class PagedMetadataStore final : public MetadataStore {
   // REQUIRES mu_. The journal round this persist can be, or nullptr (a checkpoint or a flush).
   std::shared_ptr<RecordJournal::Round> take_journal_round_locked(bool then_mark_clean);
   void run_journal_round(std::shared_ptr<RecordJournal::Round> round, bool mark_unclean_first);
-  void write_journal_blocks(std::shared_ptr<RecordJournal::Round> round, IoCallback done);
+  void end_empty_checkpoint(const Round& round, IoCallback after);
+  void mark_unclean(IoCallback then);
   void write_chunks(std::shared_ptr<Round> round, IoCallback done);
   void write_pages(std::shared_ptr<Round> round, IoCallback done);
   void end_chunk(const Round& round, const Status& status);

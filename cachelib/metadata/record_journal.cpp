@@ -3,9 +3,15 @@
 #include <algorithm>
 #include <functional>
 
+#include "cachelib/metadata/bounded_io.h"
 #include "cachelib/metadata/journal_block.h"
 
 namespace tiercache {
+namespace {
+
+constexpr size_t kWriteWindow = 32;  // block writes in flight, as for page writes
+
+}  // namespace
 
 RecordJournal::RecordJournal(const format::Layout& layout, bool in_use)
     : layout_(layout),
@@ -62,6 +68,22 @@ void RecordJournal::encode(Round& r, const std::array<uint8_t, 16>& uuid,
     SealJournalBlock({r.round, uuid, b, blocks, count},
                      std::span(r.buf).subspan(b * format::kBlockSize, format::kBlockSize));
   }
+}
+
+void RecordJournal::write(Device& ssd, std::shared_ptr<const Round> round, IoCallback done) const {
+  ssd.flush([this, &ssd, round, done = std::move(done)](Status s) mutable {
+    if (!s.ok()) return done(std::move(s));
+    auto submit = [this, &ssd, round](size_t i, IoCallback cb) {
+      auto block = std::span<const std::byte>(round->buf)
+                       .subspan(i * format::kBlockSize, format::kBlockSize);
+      ssd.write(layout_.journal_block_offset(round->first_block + i), block, {}, std::move(cb));
+    };
+    RunBounded(round->blocks(), kWriteWindow, std::move(submit),
+               [&ssd, done = std::move(done)](Status s2) mutable {
+                 if (!s2.ok()) return done(std::move(s2));
+                 ssd.flush(std::move(done));
+               });
+  });
 }
 
 }  // namespace tiercache

@@ -50,6 +50,9 @@ class RecordJournal {
 
   // Fills round.buf from the live records (the source takes the engine's locks).
   void encode(Round& round, const std::array<uint8_t, 16>& uuid, const RecordSource& source) const;
+  // Flushes `ssd` (the data the records describe becomes durable), writes the round's blocks
+  // (up to 32 in flight), flushes again; done(first error or OK).
+  void write(Device& ssd, std::shared_ptr<const Round> round, IoCallback done) const;
 
  private:
   const format::Layout layout_;
