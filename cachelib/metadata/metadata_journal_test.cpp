@@ -81,6 +81,15 @@ class MetadataJournalTest : public ::testing::Test {
     ssd_.write_now(offset, junk);
   }
   Status OpenStatus() { return SyncOpen(loop_, ssd_, kCore).status(); }
+  // Rewrites journal block `index` through `edit`, with a valid checksum: a whole write of bad
+  // content, not a torn one.
+  void EditJournalBlock(uint64_t index, const std::function<void(std::span<std::byte>)>& edit) {
+    std::vector<std::byte> b(format::kBlockSize);
+    ssd_.read_now(layout_.journal_block_offset(index), b);
+    edit(b);
+    format::PutU64(b, format::journal::kChecksum, format::Checksum(std::span(b).subspan(16)));
+    ssd_.write_now(layout_.journal_block_offset(index), b);
+  }
   // Two journal rounds: 5 = v1 and 400 = w1, then 5 = v2.
   void TwoJournalRounds() {
     auto store = Open();
@@ -210,11 +219,9 @@ TEST_F(MetadataJournalTest, AnOlderRoundMissingABlockIsCorruption) {
 
 TEST_F(MetadataJournalTest, ABlockOfAnotherCacheIsCorruption) {
   TwoJournalRounds();
-  std::vector<std::byte> b(format::kBlockSize);
-  ssd_.read_now(layout_.journal_block_offset(1), b);
-  format::PutU8(b, format::journal::kUuid, 0x77);
-  format::PutU64(b, format::journal::kChecksum, format::Checksum(std::span(b).subspan(16)));
-  ssd_.write_now(layout_.journal_block_offset(1), b);
+  EditJournalBlock(1, [](std::span<std::byte> b) {
+    format::PutU8(b, format::journal::kUuid, 0x77);  // another cache's block
+  });
   Status s = OpenStatus();
   EXPECT_EQ(s.code(), Status::Code::kCorruption);
   EXPECT_EQ(s.message(), "ssd0: journal block 1 has a valid checksum but a wrong header (cache "
@@ -223,11 +230,9 @@ TEST_F(MetadataJournalTest, ABlockOfAnotherCacheIsCorruption) {
 
 TEST_F(MetadataJournalTest, AnEntryBeyondTheCacheIsCorruption) {
   TwoJournalRounds();
-  std::vector<std::byte> b(format::kBlockSize);
-  ssd_.read_now(layout_.journal_block_offset(1), b);
-  format::PutU64(b, format::journal::kHeaderSize, 5000);  // entry 0's line
-  format::PutU64(b, format::journal::kChecksum, format::Checksum(std::span(b).subspan(16)));
-  ssd_.write_now(layout_.journal_block_offset(1), b);
+  EditJournalBlock(1, [](std::span<std::byte> b) {
+    format::PutU64(b, format::journal::kHeaderSize, 5000);  // entry 0's line
+  });
   Status s = OpenStatus();
   EXPECT_EQ(s.code(), Status::Code::kCorruption);
   EXPECT_EQ(s.message(), "ssd0: journal block 1 entry 0: line 5000 beyond the cache (1022 lines)");
