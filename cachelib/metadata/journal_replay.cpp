@@ -35,8 +35,9 @@ Status JournalReplay::check_round(size_t first, size_t end, bool newest) const {
     if (b.blocks_in_round != h.blocks_in_round ||
         b.block_in_round == blocks_[i - 1].header.block_in_round) {
       return Status::Corruption(ssd_name_ + ": journal round " + std::to_string(h.round) +
-                                " has inconsistent blocks (" + std::to_string(blocks_[i - 1].index) +
-                                " and " + std::to_string(blocks_[i].index) + ")");
+                                " has inconsistent blocks (" +
+                                std::to_string(blocks_[i - 1].index) + " and " +
+                                std::to_string(blocks_[i].index) + ")");
     }
   }
   if (end - first == h.blocks_in_round || newest) return Status::Ok();

@@ -152,7 +152,9 @@ class Workload {
     lines_ = store->line_count();
     if (journal_) {
       // Opened right after an acknowledged persist: the load is what the workload last staged.
-      for (uint64_t line = 0; line < lines_; ++line) EXPECT_EQ(store->loaded_record(line), Latest(line));
+      for (uint64_t line = 0; line < lines_; ++line) {
+        EXPECT_EQ(store->loaded_record(line), Latest(line));
+      }
       store->release_loaded();
       store->set_record_source([this](uint64_t first, std::span<LineRecord> out) {
         for (size_t i = 0; i < out.size(); ++i) out[i] = Latest(first + i);

@@ -73,7 +73,8 @@ class MetadataJournalTest : public ::testing::Test {
     std::vector<std::byte> b(format::kBlockSize);
     ssd_.read_now(layout_.journal_block_offset(index), b);
     JournalHeader h;
-    EXPECT_EQ(CheckJournalBlock(layout_, b, NewestSuperblock().uuid, &h), JournalBlockState::kValid);
+    EXPECT_EQ(CheckJournalBlock(layout_, b, NewestSuperblock().uuid, &h),
+              JournalBlockState::kValid);
     return h;
   }
   void Scribble(uint64_t offset) {
@@ -206,7 +207,9 @@ TEST_F(MetadataJournalTest, ADamagedOlderRoundIsCorruption) {
 
 TEST_F(MetadataJournalTest, AnOlderRoundMissingABlockIsCorruption) {
   auto store = Open();
-  for (uint64_t line = 0; line < 300; ++line) Change(*store, line, MakeRecord(line, line, 16, true));
+  for (uint64_t line = 0; line < 300; ++line) {
+    Change(*store, line, MakeRecord(line, line, 16, true));
+  }
   ASSERT_TRUE(SyncPersist(loop_, *store).ok());  // round 1: blocks 0 and 1
   Change(*store, 5, v1_);
   ASSERT_TRUE(SyncPersist(loop_, *store).ok());  // round 2: block 2
