@@ -15,8 +15,10 @@ namespace tiercache::format {
 inline constexpr std::string_view kSuperblockMagic = "TIERCACH";  // 8 bytes, no NUL
 // 2: policies in the superblock; 3: persist rounds; 4: clean records are trusted after a crash
 // (a v3 record may claim a clean copy older than an unflushed core write); 5: the record journal
-// between the metadata and data regions.
-inline constexpr uint32_t kVersion = 5;
+// between the metadata and data regions; 6: the journal is a ring, page rounds of an ongoing
+// epoch leave an entry-less marker block (a version 5 cache reads as version 6: it has neither).
+inline constexpr uint32_t kVersion = 6;
+inline constexpr uint32_t kOldestReadableVersion = 5;
 inline constexpr uint64_t kBlockSize = 4096;  // unit of every metadata write
 inline constexpr uint64_t kSuperblockCopies = 2;
 inline constexpr uint64_t kSuperblockOffset[kSuperblockCopies] = {0, 4096};

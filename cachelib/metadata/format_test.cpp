@@ -97,7 +97,7 @@ TEST(SuperblockTest, FieldsSitAtTheirDocumentedOffsets) {
   EncodeSuperblock(SampleSuperblock(), c);
   EXPECT_EQ(std::memcmp(c.data(), "TIERCACH", 8), 0);
   EXPECT_EQ(GetU64(c, sb::kChecksum), Checksum(std::span(c).subspan(16)));
-  EXPECT_EQ(GetU32(c, sb::kVersion), 5u);
+  EXPECT_EQ(GetU32(c, sb::kVersion), 6u);
   EXPECT_EQ(GetU64(c, sb::kSequence), 7u);
   EXPECT_EQ(GetU8(c, sb::kUuid), 1u);
   EXPECT_EQ(GetU8(c, sb::kUuid + 15), 16u);

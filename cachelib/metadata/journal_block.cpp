@@ -52,7 +52,8 @@ JournalBlockState CheckJournalBlock(const Layout& layout, std::span<const std::b
   h->entry_count = GetU32(b, journal::kEntryCount);
   if (h->uuid != uuid || h->round == 0 || h->blocks_in_round == 0 ||
       h->blocks_in_round > layout.journal_blocks || h->block_in_round >= h->blocks_in_round ||
-      h->entry_count == 0 || h->entry_count > layout.journal_entries_per_block) {
+      h->entry_count > layout.journal_entries_per_block ||
+      (h->entry_count == 0 && h->blocks_in_round != 1)) {  // a marker is one entry-less block
     return JournalBlockState::kWrongHeader;
   }
   return JournalBlockState::kValid;

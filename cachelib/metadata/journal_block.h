@@ -18,7 +18,8 @@ struct JournalHeader {
   std::array<uint8_t, 16> uuid{};
   uint32_t block_in_round = 0;   // 0-based
   uint32_t blocks_in_round = 0;  // >= 1
-  uint32_t entry_count = 0;      // <= layout.journal_entries_per_block
+  // <= layout.journal_entries_per_block; 0 only in a marker (a page round's one-block round)
+  uint32_t entry_count = 0;
 };
 
 // Writes entry `index` (line, then its record) into the 4096-byte `block`.

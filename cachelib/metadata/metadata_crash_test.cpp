@@ -2,8 +2,9 @@
 // close_clean, crash at request #1, #2, ... until the workload finishes without a crash, reopen the
 // SSD each time and check: everything a completed persist covered is there, nothing else appears,
 // and every dirty line's data is on the SSD. The journal variant hands the store a record source
-// (as the engine does), so persists are journal rounds, checkpoints when the journal overflows
-// and after a restart, and a checkpoint at the clean close.
+// (as the engine does), so persists are journal rounds, steps (page rounds with a marker block)
+// once the journal is half full, the journal wraps around its ring, checkpoints when the journal
+// overflows and after a restart, and a checkpoint at the clean close.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -13,7 +14,9 @@
 #include "cachelib/device/device_wrapper.h"
 #include "cachelib/device/fault_injecting_device.h"
 #include "cachelib/device/memory_device.h"
+#include "cachelib/metadata/journal_block.h"
 #include "cachelib/metadata/metadata_test_util.h"
+#include "cachelib/metadata/superblock.h"
 #include "tests/support/sync_io.h"
 
 namespace tiercache {
@@ -94,7 +97,7 @@ class Workload {
   void Run(Device& ssd) {
     std::unique_ptr<MetadataStore> store = Open(ssd);
     if (!store) return;
-    const int rounds = journal_ ? 20 : 6, stages = journal_ ? 4 : 12;
+    const int rounds = journal_ ? 44 : 6, stages = journal_ ? 4 : 12;
     for (int round = 0; round < rounds; ++round) {
       for (int k = 0; k < stages; ++k) {
         if (!Stage(ssd, *store)) return;
@@ -104,7 +107,7 @@ class Workload {
         if (!testing::SyncSetMode(loop_, *store, CacheMode::kWriteBack).ok()) return;
         mode_acked_ = true;
       }
-      if (journal_ && round == 12) Overflow(*store);
+      if (journal_ && round == 34) Overflow(*store);
       if (!testing::SyncPersist(loop_, *store).ok()) return;
       for (auto& [line, c] : candidates_) c = {latest_[line]};
       if (journal_ && round == 7) {  // a restart without a clean close: the journal is replayed
@@ -143,6 +146,24 @@ class Workload {
   }
 
   bool finished() const { return finished_; }
+
+  // Journal blocks without entries on the SSD: the markers that steps wrote.
+  static uint64_t Markers(MemoryDevice& mem) {
+    const format::Layout l = testing::LayoutOnDevice(mem);
+    std::vector<std::byte> block(format::kBlockSize);
+    std::vector<std::byte> area(format::kSuperblockAreaSize);
+    mem.read_now(0, area);
+    const auto uuid = LoadSuperblock(area, "ssd")->sb.uuid;
+    uint64_t markers = 0;
+    for (uint64_t i = 0; i < l.journal_blocks; ++i) {
+      mem.read_now(l.journal_block_offset(i), block);
+      JournalHeader h;
+      if (CheckJournalBlock(l, block, uuid, &h) == JournalBlockState::kValid && h.entry_count == 0) {
+        ++markers;
+      }
+    }
+    return markers;
+  }
 
  private:
   std::unique_ptr<MetadataStore> Open(Device& ssd) {
@@ -255,6 +276,8 @@ TEST_P(MetadataCrashTest, TornWriteAtEveryPoint) {
     if (::testing::Test::HasFatalFailure()) return;
     if (!dev.crashed()) {
       EXPECT_TRUE(w.finished());
+      // The journal variant really went through steps (the ring overwrites older markers).
+      if (GetParam()) EXPECT_GE(Workload::Markers(mem), 2u);
       break;
     }
   }

@@ -1,4 +1,4 @@
-// The record journal (format version 5, docs/on-disk-format.md "Record journal"): with a record
+// The record journal (format version 6, docs/on-disk-format.md "Record journal"): with a record
 // source (the engine's live state), a persist appends the changed lines' records to the journal
 // in one round (flush, blocks, flush) instead of rewriting their pages; the load replays whole
 // rounds over the pages; a full journal, a restart and a clean close end the epoch with a page
@@ -90,6 +90,21 @@ class MetadataJournalTest : public ::testing::Test {
     edit(b);
     format::PutU64(b, format::journal::kChecksum, format::Checksum(std::span(b).subspan(16)));
     ssd_.write_now(layout_.journal_block_offset(index), b);
+  }
+  void ChangeLines(MetadataStore& store, uint64_t first, uint64_t end, uint64_t seed) {
+    for (uint64_t line = first; line < end; ++line) {
+      Change(store, line, MakeRecord(seed + line, line, 16, line % 2 == 0));
+    }
+  }
+  // Rounds 1-6, two blocks each, of the whole of page 0, 1, 2, 0, 1 and 2 (12 blocks used).
+  void SixRoundsOfOnePage(MetadataStore& store) {
+    for (uint64_t round = 0; round < 6; ++round) {
+      const uint64_t first = round % 3 * 336;
+      ChangeLines(store, first, first + 336, round * 2000);
+      counting_.writes = counting_.flushes = 0;
+      ASSERT_TRUE(SyncPersist(loop_, store).ok());
+      ASSERT_EQ(counting_.writes, 2u);
+    }
   }
   // Two journal rounds: 5 = v1 and 400 = w1, then 5 = v2.
   void TwoJournalRounds() {
@@ -241,29 +256,94 @@ TEST_F(MetadataJournalTest, AnEntryBeyondTheCacheIsCorruption) {
   EXPECT_EQ(s.message(), "ssd0: journal block 1 entry 0: line 5000 beyond the cache (1022 lines)");
 }
 
-TEST_F(MetadataJournalTest, AFullJournalCheckpointsAndStartsAnEpoch) {
+// Past three quarters of the journal (12 of its 16 blocks), a persist's journal round is followed
+// by a step: the page with the oldest journaled change (a quarter of the 4 pages) as a page round
+// with a marker block, whose commit moves the epoch's start to the oldest round still needed;
+// past seven eighths, by up to four steps.
+TEST_F(MetadataJournalTest, StepsFreeTheOldestRoundsAndTheRingWraps) {
   auto store = Open();
-  for (int round = 0; round < 3; ++round) {  // 1022 lines: 6 blocks a round, 16 in the journal
-    for (uint64_t line = 0; line < 1022; ++line) {
-      Change(*store, line, MakeRecord(round * 2000 + line, line, 16, round % 2 == 0));
-    }
-    counting_.writes = counting_.flushes = 0;
-    ASSERT_TRUE(SyncPersist(loop_, *store).ok());
-    if (round < 2) {
-      EXPECT_EQ(counting_.writes, 6u);
-      EXPECT_EQ(counting_.flushes, 2u);
-    }
-  }
-  // 12 blocks used, 6 more do not fit: round 3 is a checkpoint of the 4 pages.
+  SixRoundsOfOnePage(*store);  // rounds 1-6 in blocks 0-11: pages 0, 1, 2, 0, 1, 2
+  EXPECT_EQ(SlotRound(0, 0) + SlotRound(0, 1), 0u);  // 12 used: no step yet
+  Change(*store, 1010, MakeRecord(11, 9001, 16, true));  // page 3: round 7, block 12
+  counting_.writes = counting_.flushes = 0;
+  ASSERT_TRUE(SyncPersist(loop_, *store).ok());
+  // 13 used: one step, page 0 (round 1) as round 8 (intent, page, marker, commit); page 1 still
+  // needs round 2, so the epoch starts there and round 1's two blocks are free: 12 used.
+  EXPECT_EQ(counting_.writes, 1u + 4);
+  EXPECT_EQ(counting_.flushes, 2u + 3);
+  EXPECT_EQ(SlotRound(0, 1), 8u);
+  EXPECT_EQ(BlockHeader(13).round, 8u);
+  EXPECT_EQ(BlockHeader(13).entry_count, 0u);
+  EXPECT_EQ(NewestSuperblock().journal_start_round, 2u);
+  ChangeLines(*store, 0, 501, 6000);  // pages 0-1: round 9 in blocks 14, 15 and 0 (freed)
+  counting_.writes = counting_.flushes = 0;
+  ASSERT_TRUE(SyncPersist(loop_, *store).ok());
+  // 15 used: up to four steps. Page 1 (round 2) as round 10, its marker in block 1; the start
+  // moves to 3, 14 used: no more.
+  EXPECT_EQ(counting_.writes, 3u + 4);
+  EXPECT_EQ(counting_.flushes, 2u + 3);
+  EXPECT_EQ(BlockHeader(15).round, 9u);
+  EXPECT_EQ(BlockHeader(0).round, 9u);
+  EXPECT_EQ(BlockHeader(0).block_in_round, 2u);
+  EXPECT_EQ(BlockHeader(1).round, 10u);
+  EXPECT_EQ(SlotRound(1, 1), 10u);
+  const Superblock sb = NewestSuperblock();
+  EXPECT_EQ(sb.journal_start_round, 3u);
+  EXPECT_EQ(sb.committed_round, 10u);
+  EXPECT_EQ(BlockHeader(2).round, 2u);  // left over, below the epoch's start: ignored
+  std::map<uint64_t, LineRecord> expected = live_;
+  store.reset();  // a crash: rounds 3-10, around the ring's end
+  live_.clear();
+  store = Open();
+  EXPECT_EQ(live_, expected);
+}
+
+// A step whose commit leaves older rounds needed: its marker fills the epoch's sequence of
+// rounds, so a later round reads as consecutive, and losing the marker reads as damage.
+TEST_F(MetadataJournalTest, AStepLeavesAMarkerThatKeepsTheEpochConsecutive) {
+  auto store = Open();
+  SixRoundsOfOnePage(*store);
+  Change(*store, 1010, MakeRecord(11, 9001, 16, true));
+  ASSERT_TRUE(SyncPersist(loop_, *store).ok());  // round 7, then the step: round 8, block 13
+  Change(*store, 1011, MakeRecord(12, 9002, 16, false));
+  ASSERT_TRUE(SyncPersist(loop_, *store).ok());  // round 9, then the step of page 1: round 10
+  EXPECT_EQ(NewestSuperblock().journal_start_round, 3u);  // round 8's marker is in the epoch
+  EXPECT_EQ(BlockHeader(14).round, 9u);
+  std::map<uint64_t, LineRecord> expected = live_;
+  store.reset();  // a crash
+  live_.clear();
+  store = Open();
+  EXPECT_EQ(live_, expected);
+  store.reset();
+  Scribble(layout_.journal_block_offset(13) + 1024);
+  Status s = OpenStatus();
+  EXPECT_EQ(s.code(), Status::Code::kCorruption);
+  EXPECT_EQ(s.message(), "ssd0: journal round 8 is missing but round 9 was written after it: the "
+                         "journal is damaged");
+}
+
+// A step's failure fails its persist (the SSD is failing) and leaves no gap: the next persist is
+// a checkpoint that ends the epoch.
+TEST_F(MetadataJournalTest, AFailedStepFailsThePersistAndTheNextOneCheckpoints) {
+  auto store = Open();
+  SixRoundsOfOnePage(*store);
+  Change(*store, 1010, MakeRecord(11, 9001, 16, true));
+  counting_.writes = 0;
+  counting_.fail_from_write = 1 + 2;  // round 7's block and the step's intent pass, its page fails
+  EXPECT_EQ(SyncPersist(loop_, *store).code(), Status::Code::kIoError);
+  counting_.fail_from_write = ~uint64_t{0};
+  counting_.writes = counting_.flushes = 0;
+  ASSERT_TRUE(SyncPersist(loop_, *store).ok());
+  // Round 9: the 4 changed pages (page 0 again, into the slot round 8 may have reached).
   EXPECT_EQ(counting_.writes, 4u + 2);
   EXPECT_EQ(counting_.flushes, 3u);
-  EXPECT_EQ(SlotRound(3, 1), 3u);
-  EXPECT_EQ(NewestSuperblock().journal_start_round, 4u);
+  EXPECT_EQ(SlotRound(0, 1), 9u);
+  EXPECT_EQ(NewestSuperblock().journal_start_round, 10u);
+  std::map<uint64_t, LineRecord> expected = live_;
   store.reset();
   live_.clear();
   store = Open();
-  EXPECT_EQ(live_[1021], MakeRecord(2 * 2000 + 1021, 1021, 16, true));
-  EXPECT_EQ(live_.size(), 1022u);
+  EXPECT_EQ(live_, expected);
 }
 
 TEST_F(MetadataJournalTest, MoreChangesThanTheJournalHoldsCheckpoint) {

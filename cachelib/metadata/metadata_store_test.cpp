@@ -71,7 +71,7 @@ TEST_F(MetadataStoreTest, FormatThenOpenReportsTheLayout) {
   auto store = FormatAndOpen();
   ASSERT_NE(store, nullptr);
   const SuperblockInfo& info = store->info();
-  EXPECT_EQ(info.version, 5u);
+  EXPECT_EQ(info.version, 6u);
   EXPECT_EQ(info.policies, PolicyOptions{});  // the defaults, as recorded
   EXPECT_EQ(info.core, Core());
   EXPECT_EQ(info.line_size, 64u * 1024);
@@ -217,13 +217,40 @@ TEST_F(MetadataStoreTest, OpenRefusesANewerFormatVersion) {
   ASSERT_TRUE(SyncFormat(loop_, ssd_, Core(), Options()).ok());
   std::vector<std::byte> copy(format::kBlockSize);
   ssd_.read_now(format::kSuperblockOffset[1], copy);
-  format::PutU32(copy, format::sb::kVersion, 6);
+  format::PutU32(copy, format::sb::kVersion, 7);
   format::PutU64(copy, format::sb::kChecksum, format::Checksum(std::span(copy).subspan(16)));
   ssd_.write_now(format::kSuperblockOffset[1], copy);
   Status s = OpenStatus(Core());
   EXPECT_EQ(s.code(), Status::Code::kNotSupported);
   EXPECT_EQ(s.message(),
-            "ssd0: tiercache format version 6 is not supported (this build reads version 5)");
+            "ssd0: tiercache format version 7 is not supported (this build reads versions 5 to 6)");
+}
+
+// Version 6 only added what version 5 never wrote (journal markers, a wrapped journal): a
+// version 5 cache opens with its records, and opening writes it as version 6.
+TEST_F(MetadataStoreTest, AVersion5CacheOpensAndBecomesVersion6) {
+  ASSERT_TRUE(SyncFormat(loop_, ssd_, Core(), Options()).ok());
+  {
+    auto store = SyncOpen(loop_, ssd_, Core());
+    ASSERT_TRUE(store.ok());
+    (*store)->set_record(3, MakeRecord(1, 77, 16, true));
+    ASSERT_TRUE(SyncCloseClean(loop_, **store).ok());
+  }
+  std::vector<std::byte> copy(format::kBlockSize);
+  for (uint64_t at : format::kSuperblockOffset) {
+    ssd_.read_now(at, copy);
+    format::PutU32(copy, format::sb::kVersion, 5);
+    format::PutU64(copy, format::sb::kChecksum, format::Checksum(std::span(copy).subspan(16)));
+    ssd_.write_now(at, copy);
+  }
+  auto store = SyncOpen(loop_, ssd_, Core());
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  EXPECT_EQ((*store)->loaded_record(3), MakeRecord(1, 77, 16, true));
+  EXPECT_EQ((*store)->info().version, 6u);
+  for (uint64_t at : format::kSuperblockOffset) {
+    ssd_.read_now(at, copy);
+    EXPECT_EQ(format::GetU32(copy, format::sb::kVersion), 6u);
+  }
 }
 
 // A cache made before clean records were trusted after a crash (version 3): the error says what
@@ -240,8 +267,8 @@ TEST_F(MetadataStoreTest, OpenRefusesAnOlderFormatVersionNamingTheWayOut) {
   Status s = OpenStatus(Core());
   EXPECT_EQ(s.code(), Status::Code::kNotSupported);
   EXPECT_EQ(s.message(),
-            "ssd0: tiercache format version 3 is not supported (this build reads version 5): it "
-            "was made by an older tiercache; write back its dirty data with that version "
+            "ssd0: tiercache format version 3 is not supported (this build reads versions 5 to 6): "
+            "it was made by an older tiercache; write back its dirty data with that version "
             "(tiercache flush), then recreate the cache with tiercache create --force "
             "--discard-dirty");
 }

@@ -34,16 +34,18 @@ format::Layout LayoutOnDevice(const MemoryDevice& ssd);
 // The records of the newest valid slot of every page, as stored now (no unclean filtering).
 std::vector<LineRecord> RecordsOnDevice(const MemoryDevice& ssd);
 
-// Counts the writes and flushes that reach the SSD.
+// Counts the writes and flushes that reach the SSD; fails (without applying) every write from
+// number `fail_from_write` on (1-based, counted since the last reset of `writes`).
 class CountingDevice final : public DeviceWrapper {
  public:
   explicit CountingDevice(Device& target) : DeviceWrapper(target) {}
   uint64_t writes = 0, flushes = 0;
+  uint64_t fail_from_write = ~uint64_t{0};
 
  protected:
   void write_impl(uint64_t offset, std::span<const std::byte> buf, WriteFlags flags,
                   IoCallback cb) override {
-    ++writes;
+    if (++writes >= fail_from_write) return complete_later(std::move(cb), Status::IoError("cut"));
     DeviceWrapper::write_impl(offset, buf, flags, std::move(cb));
   }
   void flush_impl(IoCallback cb) override {

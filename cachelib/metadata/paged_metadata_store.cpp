@@ -16,6 +16,20 @@ namespace {
 constexpr size_t kWriteWindow = 32;
 // Pages per persist round: the superblock lists them all.
 constexpr size_t kChunk = format::sb::kMaxRoundPages;
+// Steps a persist writes after its journal round, by how full the journal is. Past three
+// quarters one step per persist, which keeps up with a steady load; past seven eighths up to four
+// (a burst), a bound on what one FLUSH waits for. Steps write pages more often the emptier they
+// keep the journal (a page is rewritten once per pass of the journal over it), so they start
+// late. If they fall behind, the journal fills and a checkpoint catches up.
+size_t StepBudget(uint64_t used_blocks, uint64_t journal_blocks) {
+  if (used_blocks * 4 <= journal_blocks * 3) return 0;
+  return used_blocks * 8 <= journal_blocks * 7 ? 1 : 4;
+}
+
+// Pages per step: a quarter of the metadata region, at most one round's worth.
+size_t StepPages(const format::Layout& layout) {
+  return static_cast<size_t>(std::clamp<uint64_t>((layout.page_count + 3) / 4, 1, kChunk));
+}
 
 }  // namespace
 
@@ -29,7 +43,7 @@ PagedMetadataStore::PagedMetadataStore(Device& ssd, State s)
       page_seq_(std::move(s.page_seq)),
       page_slot_(std::move(s.page_slot)),
       next_round_(std::max({s.sb.intent_round, s.sb.committed_round, s.newest_journal_round}) + 1),
-      dirty_(layout_.page_count, 0),
+      dirty_pages_(layout_.page_count),
       journal_(layout_, s.journal_in_use),
       // A journal epoch's rounds run from its start without a gap (a gap reads as damage at load),
       // so a cache whose next round is not the start checkpoints first.
@@ -45,7 +59,7 @@ PagedMetadataStore::PagedMetadataStore(Device& ssd, State s)
   info_.line_count = layout_.line_count;
   info_.data_offset = layout_.data_offset;
   info_.policies = sb_.policies;
-  for (uint64_t page : s.dirty_pages) mark_dirty_locked(page);
+  for (uint64_t page : s.dirty_pages) dirty_pages_.mark(page);
   redo_ = std::move(s.redo_pages);
   std::sort(redo_.begin(), redo_.end());
 }
@@ -53,12 +67,6 @@ PagedMetadataStore::PagedMetadataStore(Device& ssd, State s)
 std::span<const std::byte> PagedMetadataStore::image(uint64_t page) const {
   size_t bytes = size_t{layout_.records_per_page} * layout_.record_size;
   return std::span<const std::byte>(images_.data() + page * bytes, bytes);
-}
-
-void PagedMetadataStore::mark_dirty_locked(uint64_t page) {
-  if (dirty_[page]) return;
-  dirty_[page] = 1;
-  dirty_list_.push_back(page);
 }
 
 LineRecord PagedMetadataStore::loaded_record(uint64_t line) const {
@@ -77,7 +85,7 @@ void PagedMetadataStore::for_each_loaded(
   if (images_.empty()) return;
   for (uint64_t page = 0; page < layout_.page_count; ++page) {
     // Never written by a page round and no journal entry replayed into it: all free.
-    if (page_seq_[page] == 0 && !dirty_[page]) continue;
+    if (page_seq_[page] == 0 && !dirty_pages_.dirty(page)) continue;
     const uint64_t first = page * layout_.records_per_page;
     const uint32_t count = layout_.records_in_page(page);
     for (uint32_t r = 0; r < count; ++r) {
@@ -102,7 +110,7 @@ void PagedMetadataStore::set_record_source(RecordSource source) {
 void PagedMetadataStore::mark_changed(uint64_t line) {
   assert(line < layout_.line_count);
   std::lock_guard lock(mu_);
-  mark_dirty_locked(line / layout_.records_per_page);
+  dirty_pages_.mark(line / layout_.records_per_page);
   if (source_) {
     journal_.note_changed(line);
   } else {
@@ -124,7 +132,7 @@ void PagedMetadataStore::set_record(uint64_t line, const LineRecord& record) {
   }
   // A free line is stored without bits whatever the caller left in them, so it always loads.
   staged_[line] = record.in_use() ? record : LineRecord{};
-  mark_dirty_locked(line / layout_.records_per_page);
+  dirty_pages_.mark(line / layout_.records_per_page);
   pages_pending_ = true;
 }
 
@@ -241,7 +249,7 @@ std::shared_ptr<PagedMetadataStore::Round> PagedMetadataStore::take_round() {
   auto r = std::make_shared<Round>();
   {
     std::lock_guard lock(mu_);
-    r->pages.swap(dirty_list_);
+    r->pages = dirty_pages_.take_all();
     // Redo pages first (they fit in the first round), then each round's pages ascending.
     auto rest = std::stable_partition(r->pages.begin(), r->pages.end(), [this](uint64_t p) {
       return std::binary_search(redo_.begin(), redo_.end(), p);
@@ -256,22 +264,26 @@ std::shared_ptr<PagedMetadataStore::Round> PagedMetadataStore::take_round() {
     journal_.clear_changes();
     pages_pending_ = false;
     r->ends_epoch = source_ && staged_.empty();
-    r->slots.resize(r->pages.size());
     r->first_round = next_round_;
     next_round_ += r->chunks();
+    if (r->ends_epoch) r->start_after = next_round_;
+    r->slots.resize(r->pages.size());
     for (size_t i = 0; i < r->pages.size(); ++i) {
-      uint64_t page = r->pages[i];
-      dirty_[page] = 0;
-      r->slots[i] = static_cast<uint8_t>(1 - page_slot_[page]);
+      r->slots[i] = static_cast<uint8_t>(1 - page_slot_[r->pages[i]]);
     }
   }
-  // Rounds run one at a time, so the snapshot can be taken without the lock: a line changed
-  // meanwhile marks its page again and the next round writes it too.
-  r->buf.resize(r->pages.size() * format::kBlockSize);
+  encode_pages(*r);
+  return r;
+}
+
+// Rounds run one at a time, so the snapshot can be taken without the lock: a line changed
+// meanwhile marks its page again and the next round writes it too.
+void PagedMetadataStore::encode_pages(Round& r) {
+  r.buf.resize(r.pages.size() * format::kBlockSize);
   std::vector<LineRecord> records(layout_.records_per_page);
   std::vector<std::byte> encoded(size_t{layout_.records_per_page} * layout_.record_size);
-  for (size_t i = 0; i < r->pages.size(); ++i) {
-    uint64_t page = r->pages[i];
+  for (size_t i = 0; i < r.pages.size(); ++i) {
+    uint64_t page = r.pages[i];
     uint32_t count = layout_.records_in_page(page);
     page_records(page, std::span(records).first(count));
     for (uint32_t k = 0; k < count; ++k) {
@@ -279,11 +291,48 @@ std::shared_ptr<PagedMetadataStore::Round> PagedMetadataStore::take_round() {
       EncodeRecord(layout_, rec,
                    std::span(encoded).subspan(size_t{k} * layout_.record_size, layout_.record_size));
     }
-    BuildSlot({page, r->first_round + i / kChunk, uuid_, count},
+    BuildSlot({page, r.first_round + i / kChunk, uuid_, count},
               std::span(encoded).first(size_t{count} * layout_.record_size),
-              std::span(r->buf).subspan(i * format::kBlockSize, format::kBlockSize));
+              std::span(r.buf).subspan(i * format::kBlockSize, format::kBlockSize));
+  }
+  if (r.marker) journal_.encode(*r.marker, uuid_, source_);
+}
+
+// A step while the journal is filling up: the pages that hold its oldest rounds' changes, as
+// one page round whose marker keeps the epoch's rounds consecutive and whose commit moves the
+// epoch's start to the oldest round still needed.
+std::shared_ptr<PagedMetadataStore::Round> PagedMetadataStore::take_step_locked(size_t done) {
+  if (!source_ || !staged_.empty() || pages_pending_ || !redo_.empty() ||
+      done >= StepBudget(journal_.used_blocks(), layout_.journal_blocks) ||
+      !dirty_pages_.oldest_round()) {
+    return nullptr;
+  }
+  auto r = std::make_shared<Round>();
+  r->first_round = next_round_;
+  r->marker = journal_.take_marker(r->first_round);
+  if (!r->marker) return nullptr;  // full: the next persist checkpoints
+  ++next_round_;
+  r->pages = dirty_pages_.take_oldest(StepPages(layout_));
+  r->start_after = dirty_pages_.oldest_round().value_or(next_round_);
+  r->slots.resize(r->pages.size());
+  for (size_t i = 0; i < r->pages.size(); ++i) {
+    r->slots[i] = static_cast<uint8_t>(1 - page_slot_[r->pages[i]]);
   }
   return r;
+}
+
+void PagedMetadataStore::run_steps(size_t done, IoCallback finish) {
+  std::shared_ptr<Round> step;
+  {
+    std::lock_guard lock(mu_);
+    step = take_step_locked(done);
+  }
+  if (!step) return finish(Status::Ok());
+  encode_pages(*step);
+  write_chunks(step, [this, done, finish = std::move(finish)](Status s) mutable {
+    if (!s.ok()) return finish(std::move(s));
+    run_steps(done + 1, std::move(finish));
+  });
 }
 
 void PagedMetadataStore::run_persist(bool then_mark_clean) {
@@ -354,6 +403,7 @@ std::shared_ptr<RecordJournal::Round> PagedMetadataStore::take_journal_round_loc
   std::unique_ptr<RecordJournal::Round> r = journal_.take(next_round_);
   if (!r) return nullptr;  // nothing changed, or it does not fit: a checkpoint
   ++next_round_;
+  for (uint64_t line : r->lines) dirty_pages_.journaled(line / layout_.records_per_page, r->round);
   return r;
 }
 
@@ -372,7 +422,10 @@ void PagedMetadataStore::run_journal_round(std::shared_ptr<RecordJournal::Round>
   };
   auto write = [this, round, fail_or_finish](Status s) mutable {
     if (!s.ok()) return fail_or_finish(std::move(s));
-    journal_.write(ssd_, std::move(round), std::move(fail_or_finish));
+    journal_.write(ssd_, std::move(round), [this, fail_or_finish](Status s2) mutable {
+      if (!s2.ok()) return fail_or_finish(std::move(s2));
+      run_steps(0, std::move(fail_or_finish));
+    });
   };
   if (!mark_unclean_first) return write(Status::Ok());
   mark_unclean(std::move(write));
@@ -398,9 +451,7 @@ void PagedMetadataStore::write_chunks(std::shared_ptr<Round> round, IoCallback d
       }
       SuperblockChange commit;
       commit.committed_round = round->round();
-      if (round->ends_epoch && round->chunk + 1 == round->chunks()) {
-        commit.journal_start_round = round->round() + 1;
-      }
+      if (round->chunk + 1 == round->chunks()) commit.journal_start_round = round->start_after;
       write_superblock(commit, [this, round, done = std::move(done)](Status s3) mutable {
         end_chunk(*round, s3);
         if (!s3.ok()) return done(std::move(s3));
@@ -413,13 +464,18 @@ void PagedMetadataStore::write_chunks(std::shared_ptr<Round> round, IoCallback d
 
 // The current chunk's page writes, then a flush.
 void PagedMetadataStore::write_pages(std::shared_ptr<Round> round, IoCallback done) {
-  auto submit = [this, round](size_t i, IoCallback cb) {
+  const size_t pages = round->end() - round->begin();
+  auto submit = [this, round, pages](size_t i, IoCallback cb) {
+    if (i == pages) {  // a step's marker, last
+      const RecordJournal::Round& m = *round->marker;
+      return ssd_.write(layout_.journal_block_offset(m.first_block), m.buf, {}, std::move(cb));
+    }
     size_t at = round->begin() + i;
     auto slot =
         std::span<const std::byte>(round->buf).subspan(at * format::kBlockSize, format::kBlockSize);
     ssd_.write(layout_.slot_offset(round->pages[at], round->slots[at]), slot, {}, std::move(cb));
   };
-  RunBounded(round->end() - round->begin(), kWriteWindow, std::move(submit),
+  RunBounded(pages + (round->marker ? 1 : 0), kWriteWindow, std::move(submit),
              [this, done = std::move(done)](Status s) mutable {
                if (!s.ok()) return done(std::move(s));
                ssd_.flush(std::move(done));
@@ -433,7 +489,13 @@ void PagedMetadataStore::end_chunk(const Round& round, const Status& status) {
   // Committed: its pages' uncommitted slots are overwritten. Failed: the chunk's slots may hold
   // its round (and any older redo page is in it: redo pages go in the first chunk).
   if (!status.ok()) pages_pending_ = true;
-  if (status.ok() && round.ends_epoch && round.chunk + 1 == round.chunks()) journal_.start_epoch();
+  if (status.ok() && round.chunk + 1 == round.chunks()) {
+    if (round.ends_epoch) {
+      journal_.start_epoch();
+    } else if (round.start_after) {
+      journal_.release_before(*round.start_after);
+    }
+  }
   if (status.ok()) {
     std::erase_if(redo_, [&](uint64_t p) {
       return std::binary_search(round.pages.begin() + round.begin(),
@@ -448,7 +510,7 @@ void PagedMetadataStore::end_chunk(const Round& round, const Status& status) {
       page_slot_[page] = round.slots[i];
       page_seq_[page] = round.round();
     } else {
-      mark_dirty_locked(page);
+      dirty_pages_.mark(page);
     }
   }
 }
@@ -459,6 +521,8 @@ void PagedMetadataStore::write_superblock(SuperblockChange change, IoCallback do
     std::lock_guard lock(mu_);
     next = sb_;
   }
+  // A version 5 cache (no marker, no wrapped journal yet) is written as the current version.
+  next.version = format::kVersion;
   if (change.mode) next.mode = *change.mode;
   if (change.clean_shutdown) next.clean_shutdown = *change.clean_shutdown;
   if (change.committed_round) next.committed_round = *change.committed_round;
@@ -484,6 +548,7 @@ void PagedMetadataStore::write_superblock_copy(Superblock next, bool mirror, IoC
                           sb_ = next;
                           sb_copy_ = target;
                           info_.mode = next.mode;
+                          info_.version = next.version;
                         }
                         if (!mirror) return done(Status::Ok());
                         write_superblock_copy(std::move(next), false, std::move(done));

@@ -1,13 +1,16 @@
 // PagedMetadataStore: the MetadataStore that OpenTask builds. Keeps the loaded record bytes until
 // release_loaded(), then only per-page bookkeeping. A persist appends the changed lines' records
-// to the record journal (flush, journal blocks, flush) while they fit; otherwise, and on a clean
-// close, it is a checkpoint: each changed page encoded from the record source (the engine's live
-// state), in persist rounds of at most 256 pages (intent in the superblock, pages, commit in the
-// superblock), the last commit starting a new journal epoch (docs/on-disk-format.md). Runs persists, superblock
-// updates and clean closes one at a time through an operation queue; concurrent persist() callers
-// that arrive while one runs are batched into the next persist. Does not own the SSD, which must outlive
-// it; no operation may be in flight when it is destroyed. Thread-safe (one mutex guards staged
-// state and the queue; device I/O is never submitted under it).
+// to the record journal (flush, journal blocks, flush); while the journal is over three quarters
+// full it then writes a step: the pages holding its oldest rounds' changes, encoded from the record source
+// (the engine's live state), as one page round (intent in the superblock, pages and a marker
+// block, commit in the superblock moving the journal's start), which frees those rounds. When the
+// changes do not fit, and on a clean close, the persist is a full checkpoint: every changed page,
+// in rounds of at most 256 pages, the last commit starting a new journal epoch
+// (docs/on-disk-format.md). Runs persists, superblock updates and clean closes one at a time
+// through an operation queue; concurrent persist() callers that arrive while one runs are batched
+// into the next persist. Does not own the SSD, which must outlive it; no operation may be in
+// flight when it is destroyed. Thread-safe (one mutex guards staged state and the queue; device
+// I/O is never submitted under it).
 #pragma once
 
 #include <algorithm>
@@ -20,6 +23,7 @@
 #include <vector>
 
 #include "cachelib/common/event_loop.h"
+#include "cachelib/metadata/dirty_page_table.h"
 #include "cachelib/metadata/metadata_store.h"
 #include "cachelib/metadata/record_journal.h"
 #include "cachelib/metadata/superblock.h"
@@ -76,7 +80,7 @@ class PagedMetadataStore final : public MetadataStore {
     SuperblockChange change;       // superblock update
     std::vector<Waiter> waiters;
   };
-  // A checkpoint: the snapshot of changed pages, encoded as slots, in chunks of at most
+  // A checkpoint or a step: the snapshot of changed pages, encoded as slots, in chunks of at most
   // format::sb::kMaxRoundPages pages, one persist round each.
   struct Round {
     static constexpr size_t kChunk = format::sb::kMaxRoundPages;
@@ -84,6 +88,8 @@ class PagedMetadataStore final : public MetadataStore {
     std::vector<uint8_t> slots;   // the slot each page is written to
     uint64_t first_round = 0;     // chunk j is written as round first_round + j
     bool ends_epoch = false;      // the last chunk's commit starts a new journal epoch
+    std::optional<uint64_t> start_after;  // journal_start_round of the last chunk's commit
+    std::unique_ptr<RecordJournal::Round> marker;  // a step's: written with its pages
     std::vector<std::byte> buf;   // pages.size() encoded 4096-byte slots
     bool mark_unclean_first = false;
     size_t chunk = 0;             // the chunk being written
@@ -100,6 +106,11 @@ class PagedMetadataStore final : public MetadataStore {
   static void notify(std::vector<Waiter> waiters, const Status& status);
 
   std::shared_ptr<Round> take_round();
+  // REQUIRES mu_. The next step after `done` in this persist, or nullptr if the journal needs
+  // none or cannot take one.
+  std::shared_ptr<Round> take_step_locked(size_t done);
+  void encode_pages(Round& round);
+  void run_steps(size_t done, IoCallback finish);
   void run_persist(bool then_mark_clean);
   // REQUIRES mu_. The journal round this persist can be, or nullptr (a checkpoint or a flush).
   std::shared_ptr<RecordJournal::Round> take_journal_round_locked(bool then_mark_clean);
@@ -113,7 +124,6 @@ class PagedMetadataStore final : public MetadataStore {
   void write_superblock_copy(Superblock next, bool mirror, IoCallback done);
 
   std::span<const std::byte> image(uint64_t page) const;
-  void mark_dirty_locked(uint64_t page);
   // The records of `page` as they are now (source, staged copy or loaded image).
   void page_records(uint64_t page, std::span<LineRecord> out);
 
@@ -130,8 +140,7 @@ class PagedMetadataStore final : public MetadataStore {
   std::vector<uint64_t> page_seq_;    // GUARDED_BY(mu_): round of each page's committed slot
   std::vector<uint8_t> page_slot_;    // GUARDED_BY(mu_)
   uint64_t next_round_;               // GUARDED_BY(mu_): above every round that may be on the SSD
-  std::vector<uint8_t> dirty_;        // GUARDED_BY(mu_): 1 if the page is in dirty_list_
-  std::vector<uint64_t> dirty_list_;  // GUARDED_BY(mu_)
+  DirtyPageTable dirty_pages_;        // GUARDED_BY(mu_)
   // GUARDED_BY(mu_): ascending; pages whose alternate slot may hold a round that never committed
   // (at most one round's worth). The next round writes them first, so that round's intent lists
   // them all and no such slot can outlive it and later pass for committed.

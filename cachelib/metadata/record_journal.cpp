@@ -36,14 +36,39 @@ std::unique_ptr<RecordJournal::Round> RecordJournal::take(uint64_t round) {
   lines_.erase(std::unique(lines_.begin(), lines_.end()), lines_.end());
   const uint64_t per_block = layout_.journal_entries_per_block;
   const uint64_t blocks = (lines_.size() + per_block - 1) / per_block;
-  if (used_ + blocks > layout_.journal_blocks) return nullptr;
+  if (used_ + blocks + 1 > layout_.journal_blocks) return nullptr;
+  auto r = place(round, blocks);
+  r->lines.swap(lines_);
+  return r;
+}
+
+std::unique_ptr<RecordJournal::Round> RecordJournal::take_marker(uint64_t round) {
+  if (used_ + 1 > layout_.journal_blocks) return nullptr;
+  return place(round, 1);
+}
+
+std::unique_ptr<RecordJournal::Round> RecordJournal::place(uint64_t round, uint64_t blocks) {
   auto r = std::make_unique<Round>();
   r->round = round;
-  r->first_block = used_;
-  r->lines.swap(lines_);
+  r->first_block = head_;
   r->buf.assign(blocks * format::kBlockSize, std::byte{0});
+  head_ = (head_ + blocks) % layout_.journal_blocks;
   used_ += blocks;
+  live_.push_back({round, blocks});
   return r;
+}
+
+void RecordJournal::start_epoch() {
+  used_ = 0;
+  head_ = 0;
+  live_.clear();
+}
+
+void RecordJournal::release_before(uint64_t round) {
+  while (!live_.empty() && live_.front().round < round) {
+    used_ -= live_.front().blocks;
+    live_.pop_front();
+  }
 }
 
 void RecordJournal::clear_changes() {
@@ -63,7 +88,7 @@ void RecordJournal::encode(Round& r, const std::array<uint8_t, 16>& uuid,
     PutJournalEntry(layout_, block, static_cast<uint32_t>(i % per_block), r.lines[i], rec);
   }
   for (uint32_t b = 0; b < blocks; ++b) {
-    const size_t first = size_t{b} * per_block;
+    const size_t first = std::min(size_t{b} * per_block, r.lines.size());  // a marker: 0 entries
     const uint32_t count = static_cast<uint32_t>(std::min<size_t>(per_block, r.lines.size() - first));
     SealJournalBlock({r.round, uuid, b, blocks, count},
                      std::span(r.buf).subspan(b * format::kBlockSize, format::kBlockSize));
@@ -76,7 +101,8 @@ void RecordJournal::write(Device& ssd, std::shared_ptr<const Round> round, IoCal
     auto submit = [this, &ssd, round](size_t i, IoCallback cb) {
       auto block = std::span<const std::byte>(round->buf)
                        .subspan(i * format::kBlockSize, format::kBlockSize);
-      ssd.write(layout_.journal_block_offset(round->first_block + i), block, {}, std::move(cb));
+      const uint64_t at = (round->first_block + i) % layout_.journal_blocks;  // a ring
+      ssd.write(layout_.journal_block_offset(at), block, {}, std::move(cb));
     };
     RunBounded(round->blocks(), kWriteWindow, std::move(submit),
                [&ssd, done = std::move(done)](Status s2) mutable {

@@ -1,12 +1,13 @@
 // RecordJournal: the write side of the record journal (docs/on-disk-format.md "Record journal").
-// Collects the lines changed since the last persist, and turns them into one journal round: the
-// lines' records as entries, appended to the journal region, instead of their whole pages.
-// Bookkeeping is guarded by the owner's (PagedMetadataStore's) mutex; a taken round is written
-// by the owner's operation queue, one at a time.
+// Collects the lines changed since the last persist and turns them into one journal round (their
+// records as entries) appended to the journal region, used as a ring: the rounds below the
+// durable epoch start are free again. Bookkeeping is guarded by the owner's (PagedMetadataStore's)
+// mutex; a taken round is written by the owner's operation queue, one at a time.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <span>
@@ -39,13 +40,18 @@ class RecordJournal {
   void note_changed(uint64_t line);
   bool overflowed() const { return overflowed_; }
   bool has_changes() const { return !lines_.empty() || overflowed_; }
-  // Takes the changed lines as round `round` if they fit in the journal's free blocks; else
-  // nullptr and nothing changes. Encode the round with encode() outside the lock.
+  // Takes the changed lines as round `round` if they fit in the journal's free blocks, leaving
+  // one for a marker; else nullptr and nothing changes. Encode it with encode() outside the lock.
   std::unique_ptr<Round> take(uint64_t round);
+  // A marker: round `round` as one block without entries, which keeps the epoch's rounds
+  // consecutive across a page round written while the epoch goes on. nullptr if no block is free.
+  std::unique_ptr<Round> take_marker(uint64_t round);
   // A page checkpoint took everything: the changed lines are covered by its pages.
   void clear_changes();
   // The checkpoint committed and moved the epoch: the journal is empty again.
-  void start_epoch() { used_ = 0; }
+  void start_epoch();
+  // The epoch now durably starts at `round`: the blocks of older rounds are free.
+  void release_before(uint64_t round);
   uint64_t used_blocks() const { return used_; }
 
   // Fills round.buf from the live records (the source takes the engine's locks).
@@ -55,9 +61,17 @@ class RecordJournal {
   void write(Device& ssd, std::shared_ptr<const Round> round, IoCallback done) const;
 
  private:
+  struct Span {
+    uint64_t round;
+    uint64_t blocks;
+  };
+  std::unique_ptr<Round> place(uint64_t round, uint64_t blocks);
+
   const format::Layout layout_;
   const uint64_t capacity_entries_;
-  uint64_t used_ = 0;  // blocks of the current epoch
+  uint64_t used_ = 0;  // blocks of the current epoch's live rounds
+  uint64_t head_ = 0;  // where the next round starts
+  std::deque<Span> live_;  // the live rounds, oldest first, in ring order from head_ - used_
   std::vector<uint64_t> lines_;
   bool overflowed_ = false;
 };

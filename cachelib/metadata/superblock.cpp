@@ -71,7 +71,7 @@ DecodedSuperblock DecodeFields(std::span<const std::byte> c) {
   Superblock& s = d.sb;
   s.version = GetU32(c, sb::kVersion);
   s.sequence = GetU64(c, sb::kSequence);
-  if (s.version != kVersion) {
+  if (s.version < kOldestReadableVersion || s.version > kVersion) {
     d.state = SuperblockState::kUnsupportedVersion;
     return d;
   }
@@ -177,9 +177,10 @@ Result<LoadedSuperblock> LoadSuperblock(std::span<const std::byte> area,
   for (const auto& c : d) {
     if (c.state == SuperblockState::kUnsupportedVersion) {
       std::string what = ssd_name + ": tiercache format version " + std::to_string(c.sb.version) +
-                         " is not supported (this build reads version " +
+                         " is not supported (this build reads versions " +
+                         std::to_string(kOldestReadableVersion) + " to " +
                          std::to_string(kVersion) + ")";
-      if (c.sb.version < kVersion) {
+      if (c.sb.version < kOldestReadableVersion) {
         what += ": it was made by an older tiercache; write back its dirty data with that version "
                 "(tiercache flush), then recreate the cache with tiercache create --force "
                 "--discard-dirty";
