@@ -171,7 +171,10 @@ void PagedMetadataStore::set_mode(CacheMode mode, IoCallback done) {
 }
 
 void PagedMetadataStore::set_policies(const PolicyOptions& policies, IoCallback done) {
-  Op op{.is_persist = false, .change = {.policies = policies, .mirror = true}};
+  Op op;
+  op.is_persist = false;
+  op.change.policies = policies;
+  op.change.mirror = true;
   op.waiters.push_back({EventLoop::current(), std::move(done)});
   enqueue(std::move(op), false);
 }
