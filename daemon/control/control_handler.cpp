@@ -26,6 +26,7 @@ void ControlHandler::execute(const ControlRequest& request, Emit emit) {
     case ControlCommand::kStop: return stop(std::move(emit));
     case ControlCommand::kDetach: return detach(std::move(emit));
     case ControlCommand::kResetHealth: return reset_health(std::move(emit));
+    case ControlCommand::kPolicy: return policy(request, std::move(emit));
   }
 }
 
@@ -131,6 +132,29 @@ void ControlHandler::reset_health(Emit emit) {
     if (!status.ok()) return emit(ErrorResponse(status), true);
     ControlJson response = OkResponse();
     response["health"] = target_.status().health.state;
+    emit(response, true);
+  }));
+}
+
+void ControlHandler::policy(const ControlRequest& request, Emit emit) {
+  const PolicyOptions previous = target_.policies();
+  if (!request.changes_policies()) {
+    ControlJson response = OkResponse();
+    response["policies"] = PolicyOptionsToJson(previous);
+    return emit(response, true);
+  }
+  const PolicyOptions next = request.policies.apply(previous);
+  target_.set_policies(next, on_loop([emit, previous, next](Status status) {
+    const LogField from{"from", PolicyOptionsToJson(previous).dump()};
+    const LogField to{"to", PolicyOptionsToJson(next).dump()};
+    if (!status.ok()) {
+      LogError("policy_change_failed", {from, to, {"error", status.ToString()}});
+      return emit(ErrorResponse(status), true);
+    }
+    LogInfo("policy_change", {from, to});
+    ControlJson response = OkResponse();
+    response["policies"] = PolicyOptionsToJson(next);
+    response["previous_policies"] = PolicyOptionsToJson(previous);
     emit(response, true);
   }));
 }
