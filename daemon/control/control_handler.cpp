@@ -5,6 +5,18 @@
 #include "cachelib/common/logger.h"
 
 namespace tiercache {
+namespace {
+
+// "adaptive,clock,seq=4194304:4194304" (cutoffs in bytes, reads:writes) or "...,seq=off".
+std::string BriefPolicies(const PolicyOptions& p) {
+  const SequentialOptions& seq = p.sequential;
+  return p.admission + "," + p.replacement + ",seq=" +
+         (seq.enabled ? std::to_string(seq.read_cutoff_bytes) + ":" +
+                            std::to_string(seq.write_cutoff_bytes)
+                      : "off");
+}
+
+}  // namespace
 
 struct ControlHandler::FlushState {
   Emit emit;
@@ -145,8 +157,8 @@ void ControlHandler::policy(const ControlRequest& request, Emit emit) {
   }
   const PolicyOptions next = request.policies.apply(previous);
   target_.set_policies(next, on_loop([emit, previous, next](Status status) {
-    const LogField from{"from", PolicyOptionsToJson(previous).dump()};
-    const LogField to{"to", PolicyOptionsToJson(next).dump()};
+    const LogField from{"from", BriefPolicies(previous)};
+    const LogField to{"to", BriefPolicies(next)};
     if (!status.ok()) {
       LogError("policy_change_failed", {from, to, {"error", status.ToString()}});
       return emit(ErrorResponse(status), true);
