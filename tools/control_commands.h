@@ -1,5 +1,6 @@
 // The verbs that talk to a running tiercached over its control socket: status, stats, mode,
-// policy, flush, stop, detach and reset-health. Each returns the process exit code (tools/exit_codes.h).
+// policy, flush, stop, detach and reset-health. Each returns the process exit code
+// (tools/exit_codes.h).
 #pragma once
 
 #include "tools/cli_options.h"

@@ -1,6 +1,7 @@
-// PolicyFlags: the policy options of `tiercache create` and `tiercache policy` as typed (--admission, --replacement,
-// --seq-cutoff, --seq-read-cutoff, --seq-write-cutoff) and their resolution into PolicyOptions,
-// checked with the policies' own validation. Value type; thread-compatible.
+// PolicyFlags: the policy options of `tiercache create` and `tiercache policy` as typed
+// (--admission, --replacement, --seq-cutoff, --seq-read-cutoff, --seq-write-cutoff) and their
+// resolution into PolicyOptions, checked with the policies' own validation. Value type;
+// thread-compatible.
 #pragma once
 
 #include <string>

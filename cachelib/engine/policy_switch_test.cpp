@@ -112,7 +112,8 @@ TEST_F(PolicySwitchTest, DirtyLinesStayDirtyAndAreCleanedAfterAReplacementSwitch
   ASSERT_NO_FATAL_FAILURE(Make(CacheMode::kWriteBack, Policies("always", "lru")));
   dirty_lines_ = 8;
   for (uint64_t i = 0; i < dirty_lines_; ++i) {
-    Status s = testing::SyncWrite(h->loop, *h->cache, i * kLine, Pattern(kSeed + 1, i * kLine, kLine));
+    Status s =
+        testing::SyncWrite(h->loop, *h->cache, i * kLine, Pattern(kSeed + 1, i * kLine, kLine));
     ASSERT_TRUE(s.ok()) << s.ToString();
   }
   ASSERT_NO_FATAL_FAILURE(Fill());  // dirty lines are never victims: all 8 stay
