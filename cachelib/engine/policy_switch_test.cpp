@@ -218,6 +218,19 @@ TEST_F(PolicySwitchTest, RefusedOrFailedChangesLeaveTheOldPolicies) {
   h->restart();
   EXPECT_EQ(h->cache->policies(), old);
 
+  // The first superblock copy takes the new set, the second write fails: the engine writes the
+  // old set back (both copies), so the restart runs what was in force.
+  const uint64_t injected = ssd->injected();
+  ssd->fail_nth(2, ErrorDevice::kWrite);
+  s = Switch(Policies("adaptive", "clock"));
+  EXPECT_EQ(s.code(), Status::Code::kIoError) << s.ToString();
+  EXPECT_EQ(ssd->injected(), injected + 1);
+  EXPECT_EQ(h->cache->policies(), old);
+  h->loop.run_until_idle();  // the write-back of the old set
+  ssd->clear();
+  h->restart();
+  EXPECT_EQ(h->cache->policies(), old);
+
   ASSERT_TRUE(testing::SyncClose(h->loop, *h->cache).ok());
   s = Switch(Policies("adaptive", "clock"));
   EXPECT_EQ(s.code(), Status::Code::kBusy);
