@@ -85,6 +85,15 @@ void AddMode(CLI::App& app, CliOptions* o, RawOptions* raw) {
   mode->add_flag("--drain", o->drain, "When leaving wb, write all dirty data to the core first");
 }
 
+void AddPolicy(CLI::App& app, CliOptions* o) {
+  CLI::App* policy = AddControlVerb(
+      app, "policy",
+      "Show or change the admission, replacement and sequential-bypass policies of the running "
+      "cache, live; a change is recorded in the superblock and a flag left out keeps its policy",
+      o);
+  o->policy_change.add_to(policy);
+}
+
 void AddBench(CLI::App& app) {
   CLI::App* bench = app.add_subcommand("bench", "Run tiercache-bench with the given arguments");
   bench->prefix_command();
@@ -139,6 +148,12 @@ bool Finish(Verb verb, const RawOptions& raw, CliOptions* o, std::ostream& err) 
     err << "tiercache create: --discard-dirty needs --force\n";
     return false;
   }
+  if (verb == Verb::kPolicy) {
+    if (Status s = o->policy_change.check_names(); !s.ok()) {
+      err << "tiercache policy: " << s.message() << "\n";
+      return false;
+    }
+  }
   if (verb == Verb::kMode && !raw.new_mode.empty()) o->new_mode = ParseMode(raw.new_mode).value();
   if (verb == Verb::kMode && o->drain && !o->new_mode) {
     err << "tiercache mode: --drain needs a mode (wt, wb, wa or pt)\n";
@@ -168,6 +183,7 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv, std::ostre
   top->add_option("--interval", o.top_interval_s, "Seconds between frames (default 1)")
       ->check(CLI::Range(0.01, 3600.0));
   AddMode(app, &o, &raw);
+  AddPolicy(app, &o);
   AddControlVerb(app, "flush", "Write all dirty data to the core, showing progress", &o);
   AddControlVerb(app, "stop", "Stop tiercached after closing the cache cleanly", &o);
   AddCheck(app, &o);
@@ -192,7 +208,7 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv, std::ostre
       {"mode", Verb::kMode},     {"flush", Verb::kFlush},   {"stop", Verb::kStop},
       {"check", Verb::kCheck},   {"detach", Verb::kDetach}, {"attach", Verb::kAttach},
       {"bench", Verb::kBench},   {"sim", Verb::kSim},       {"reset-health", Verb::kResetHealth},
-      {"top", Verb::kTop}};
+      {"top", Verb::kTop},       {"policy", Verb::kPolicy}};
   for (const auto& [name, verb] : kVerbs) {
     if (app.got_subcommand(name)) o.verb = verb;
   }

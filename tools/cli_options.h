@@ -11,12 +11,13 @@
 
 #include "cachelib/metadata/metadata_store.h"
 #include "policy/policy_options.h"
+#include "tools/policy_flags.h"
 
 namespace tiercache {
 
 enum class Verb {
   kCreate, kStatus, kStats, kMode, kFlush, kStop, kCheck, kDetach, kAttach, kBench, kSim,
-  kResetHealth, kConfigCheck, kTop
+  kResetHealth, kConfigCheck, kTop, kPolicy
 };
 
 struct CliOptions {
@@ -28,6 +29,9 @@ struct CliOptions {
   CacheMode create_mode = CacheMode::kWriteThrough;  // create --mode
   PolicyOptions policies;  // create --admission, --replacement, --seq-cutoff (PolicyFlags)
   std::optional<CacheMode> new_mode;  // mode verb; absent: report the current mode
+  // policy --admission, --replacement, --seq-*: as typed (names checked), applied over the
+  // daemon's policies in force; none given: report them.
+  PolicyFlags policy_change;
   bool force = false;   // create --force, attach --force
   bool discard_dirty = false;  // create --discard-dirty (needs --force)
   bool drain = false;   // mode --drain

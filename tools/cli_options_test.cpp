@@ -161,6 +161,41 @@ TEST(CliOptionsTest, PolicyFlagErrorsAreUsageErrorsQuotingThePolicies) {
   EXPECT_EQ(not_for_status.result.exit_code, kExitUsage);
 }
 
+TEST(CliOptionsTest, PolicyQueryAndChangeFlags) {
+  Parse query({"policy", "--cache", "/dev/nvme0n1", "--json"});
+  ASSERT_TRUE(query.ran()) << query.err.str();
+  EXPECT_EQ(query.options().verb, Verb::kPolicy);
+  EXPECT_FALSE(query.options().policy_change.any());
+  Parse change({"policy", "--replacement", "s3fifo", "--admission", "nhit", "--seq-cutoff", "0"});
+  ASSERT_TRUE(change.ran()) << change.err.str();
+  const PolicyFlags& flags = change.options().policy_change;
+  EXPECT_EQ(flags.replacement, "s3fifo");
+  EXPECT_EQ(flags.admission, "nhit");
+  EXPECT_EQ(flags.seq_cutoff, "0");
+  EXPECT_TRUE(flags.any_sequential());
+  Parse seq_only({"policy", "--seq-write-cutoff", "2M"});
+  ASSERT_TRUE(seq_only.ran());
+  EXPECT_TRUE(seq_only.options().policy_change.any());
+  EXPECT_TRUE(seq_only.options().policy_change.replacement.empty());
+}
+
+// Unknown names are refused before any daemon is asked, with create's messages.
+TEST(CliOptionsTest, PolicyRejectsUnknownNames) {
+  Parse replacement({"policy", "--replacement", "arc"});
+  EXPECT_FALSE(replacement.ran());
+  EXPECT_EQ(replacement.result.exit_code, kExitUsage);
+  EXPECT_EQ(replacement.err.str(),
+            "tiercache policy: --replacement: unknown replacement policy 'arc' (lru, clock, "
+            "s3fifo, sieve)\n");
+  Parse admission({"policy", "--admission", "nhitt"});
+  EXPECT_EQ(admission.result.exit_code, kExitUsage);
+  EXPECT_EQ(admission.err.str(),
+            "tiercache policy: --admission: unknown admission policy 'nhitt' (always, nhit, "
+            "adaptive)\n");
+  Parse mode_flag({"policy", "--mode", "wb"});
+  EXPECT_EQ(mode_flag.result.exit_code, kExitUsage);
+}
+
 TEST(CliOptionsTest, CreateRejectsUnknownMode) {
   Parse p({"create", "--cache", "/a", "--core", "/b", "--mode", "wo"});
   EXPECT_FALSE(p.ran());
@@ -282,7 +317,8 @@ TEST(CliOptionsTest, HelpExitsZero) {
   EXPECT_FALSE(p.ran());
   EXPECT_EQ(p.result.exit_code, kExitOk);
   for (const char* verb : {"create", "status", "stats", "mode", "flush", "stop", "check",
-                           "detach", "attach", "reset-health", "bench", "Exit codes"}) {
+                           "detach", "attach", "reset-health", "bench", "policy",
+                           "Exit codes"}) {
     EXPECT_NE(p.out.str().find(verb), std::string::npos) << verb;
   }
   Parse verb_help({"create", "--help"});

@@ -49,6 +49,42 @@ bool Flush(Session& session, CommandIo& io, uint64_t* dirty_after) {
   return ok;
 }
 
+// The PolicyOptions of a "policies" object (PolicyOptionsToJson); missing fields read as 0/"?".
+PolicyOptions PolicyOptionsFromJson(const ControlJson& p) {
+  PolicyOptions out;
+  out.admission = JsonString(p, "admission");
+  out.replacement = JsonString(p, "replacement");
+  const ControlJson seq = p.value("sequential", ControlJson::object());
+  out.sequential.enabled = seq.value("enabled", false);
+  out.sequential.read_cutoff_bytes = JsonU64(seq, "read_cutoff_bytes");
+  out.sequential.write_cutoff_bytes = JsonU64(seq, "write_cutoff_bytes");
+  out.sequential.streams = uint32_t(JsonU64(seq, "streams"));
+  return out;
+}
+
+// The change request: the flags applied over the policies in force; only what a flag set is sent.
+bool PolicyChange(const CliOptions& options, CommandIo& io, Session& session,
+                  ControlJson* request, int* exit_code) {
+  ControlJson current;
+  if (!session.call(Request("policy"), &current, {}, /*print_reply=*/false)) {
+    *exit_code = session.exit_code();
+    return false;
+  }
+  const PolicyFlags& flags = options.policy_change;
+  Result<PolicyOptions> next =
+      flags.apply(PolicyOptionsFromJson(current.value("policies", ControlJson::object())));
+  if (!next.ok()) {
+    *exit_code = ReportFailure(io, "policy", "InvalidArgument", next.status().message(),
+                               kExitUsage);
+    return false;
+  }
+  const ControlJson json = PolicyOptionsToJson(*next);
+  if (!flags.admission.empty()) (*request)["admission"] = next->admission;
+  if (!flags.replacement.empty()) (*request)["replacement"] = next->replacement;
+  if (flags.any_sequential()) (*request)["sequential"] = json["sequential"];
+  return true;
+}
+
 }  // namespace
 
 int RunStatus(const CliOptions& options, CommandIo& io) {
@@ -91,6 +127,25 @@ int RunMode(const CliOptions& options, CommandIo& io) {
   } else {
     io.out << "mode: " << JsonString(reply, "previous_mode") << " -> "
            << JsonString(reply, "mode") << (options.drain ? " (drained)" : "") << "\n";
+  }
+  return kExitOk;
+}
+
+int RunPolicy(const CliOptions& options, CommandIo& io) {
+  Session session(options, io, "policy");
+  if (!session.connected()) return session.exit_code();
+  const bool change = options.policy_change.any();
+  ControlJson request = Request("policy");
+  int exit_code = kExitOk;
+  if (change && !PolicyChange(options, io, session, &request, &exit_code)) return exit_code;
+  ControlJson reply;
+  if (!session.call(request, &reply)) return session.exit_code();
+  if (io.json) return kExitOk;
+  io.out << "policies:   " << DescribePolicies(reply.value("policies", ControlJson::object()))
+         << "\n";
+  if (change) {
+    io.out << "            (was: "
+           << DescribePolicies(reply.value("previous_policies", ControlJson::object())) << ")\n";
   }
   return kExitOk;
 }

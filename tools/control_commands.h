@@ -1,5 +1,6 @@
 // The verbs that talk to a running tiercached over its control socket: status, stats, mode,
-// flush, stop, detach and reset-health. Each returns the process exit code (tools/exit_codes.h).
+// policy, flush, stop, detach and reset-health. Each returns the process exit code
+// (tools/exit_codes.h).
 #pragma once
 
 #include "tools/cli_options.h"
@@ -10,6 +11,9 @@ namespace tiercache {
 int RunStatus(const CliOptions& options, CommandIo& io);
 int RunStats(const CliOptions& options, CommandIo& io);
 int RunMode(const CliOptions& options, CommandIo& io);
+// Without flags prints the policies in use. With flags, asks for them, applies the flags over
+// them (as create does over the defaults: same checks, usage errors), then sends the change.
+int RunPolicy(const CliOptions& options, CommandIo& io);
 int RunFlush(const CliOptions& options, CommandIo& io);
 int RunStop(const CliOptions& options, CommandIo& io);
 // Sends one "detach" request: the daemon switches to wt, writes all dirty data back, then stops;

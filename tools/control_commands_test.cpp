@@ -247,6 +247,50 @@ TEST_F(ControlCommandsTest, ModeQuerySwitchAndDrain) {
   EXPECT_EQ(calls[1], std::make_pair(CacheMode::kWriteThrough, true));
 }
 
+// Flags apply over the daemon's policies (asked first, not printed); only what a flag set is
+// sent. Bad sizes and combinations are usage errors with create's messages, and nothing is sent.
+TEST_F(ControlCommandsTest, PolicyQueryAndChange) {
+  ControlStatus status;
+  status.policies.admission = "always";
+  status.policies.replacement = "lru";
+  status.policies.sequential.write_cutoff_bytes = 8ull << 20;
+  target_.set_status(status);
+  start_server();
+  EXPECT_EQ(run(RunPolicy), kExitOk);
+  EXPECT_EQ(out_.str(),
+            "policies:   admission always, replacement lru, sequential cutoff 4 MiB reads, "
+            "8 MiB writes\n");
+  options_.policy_change.replacement = "clock";
+  options_.policy_change.seq_read_cutoff = "1M";
+  EXPECT_EQ(run(RunPolicy), kExitOk);
+  EXPECT_EQ(out_.str(),
+            "policies:   admission always, replacement clock, sequential cutoff 1 MiB reads, "
+            "8 MiB writes\n"
+            "            (was: admission always, replacement lru, sequential cutoff 4 MiB "
+            "reads, 8 MiB writes)\n");
+  options_.policy_change = PolicyFlags{};
+  options_.policy_change.admission = "adaptive";
+  EXPECT_EQ(run(RunPolicy, /*json=*/true), kExitOk);
+  const std::string seq =
+      R"("sequential":{"enabled":true,"read_cutoff_bytes":1048576,"write_cutoff_bytes":8388608,)"
+      R"("streams":64})";
+  EXPECT_EQ(out_.str(), R"({"ok":true,"policies":{"admission":"adaptive","replacement":"clock",)" +
+                            seq + R"(},"previous_policies":{"admission":"always",)" +
+                            R"("replacement":"clock",)" + seq + "}}\n");
+  options_.policy_change = PolicyFlags{};
+  options_.policy_change.seq_write_cutoff = "0";
+  EXPECT_EQ(run(RunPolicy), kExitUsage);
+  EXPECT_EQ(err_.str(),
+            "tiercache policy: --seq-write-cutoff: 0 (off) applies to both directions only; use "
+            "--seq-cutoff 0 to turn sequential bypass off\n");
+  auto calls = target_.policy_calls();
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0].replacement, "clock");
+  EXPECT_EQ(calls[0].sequential.read_cutoff_bytes, 1u << 20);
+  EXPECT_EQ(calls[1].admission, "adaptive");
+  EXPECT_EQ(calls[1].sequential.read_cutoff_bytes, 1u << 20);
+}
+
 TEST_F(ControlCommandsTest, DaemonErrorsExitOne) {
   target_.set_result(Status::Busy("a flush is running"));
   start_server();

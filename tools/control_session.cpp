@@ -24,7 +24,7 @@ Session::Session(const CliOptions& options, CommandIo& io, const char* verb)
 }
 
 bool Session::call(const ControlJson& request, ControlJson* reply,
-                   const ControlClient::ProgressCallback& on_progress) {
+                   const ControlClient::ProgressCallback& on_progress, bool print_reply) {
   auto progress = [&](const ControlJson& line) {
     if (io_.json) PrintJsonLine(io_, line);
     if (on_progress) on_progress(line);
@@ -37,7 +37,7 @@ bool Session::call(const ControlJson& request, ControlJson* reply,
   }
   *reply = std::move(result).value();
   if (reply->value("ok", false)) {
-    if (io_.json) PrintJsonLine(io_, *reply);
+    if (io_.json && print_reply) PrintJsonLine(io_, *reply);
     return true;
   }
   std::string error = JsonString(*reply, "error", "failed");

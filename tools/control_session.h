@@ -20,9 +20,10 @@ class Session {
   int exit_code() const { return exit_; }
 
   // Sends `request`; returns true with *reply set when the daemon answered "ok":true. Otherwise
-  // reports the failure and sets exit_code(). --json prints progress lines and the reply.
+  // reports the failure and sets exit_code(). --json prints progress lines and the reply (a
+  // successful one only with `print_reply`: false for a question the verb asks first).
   bool call(const ControlJson& request, ControlJson* reply,
-            const ControlClient::ProgressCallback& on_progress = {});
+            const ControlClient::ProgressCallback& on_progress = {}, bool print_reply = true);
 
  private:
   CommandIo& io_;

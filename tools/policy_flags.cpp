@@ -26,7 +26,32 @@ const char* CutoffFlag(const std::string& direction_flag_value, const char* dire
   return direction_flag_value.empty() ? "--seq-cutoff" : direction_flag;
 }
 
+// Each name is checked with defaults for everything else, so the message names its flag.
+Status CheckNames(const std::string& admission, const std::string& replacement) {
+  PolicyOptions alone;
+  alone.admission = admission;
+  if (Status s = alone.validate(); !s.ok()) return FlagError("--admission", s);
+  alone = PolicyOptions{};
+  alone.replacement = replacement;
+  if (Status s = alone.validate(); !s.ok()) return FlagError("--replacement", s);
+  return Status::Ok();
+}
+
 }  // namespace
+
+bool PolicyFlags::any_sequential() const {
+  return !seq_cutoff.empty() || !seq_read_cutoff.empty() || !seq_write_cutoff.empty();
+}
+
+bool PolicyFlags::any() const {
+  return !admission.empty() || !replacement.empty() || any_sequential();
+}
+
+Status PolicyFlags::check_names() const {
+  const PolicyOptions defaults;
+  return CheckNames(admission.empty() ? defaults.admission : admission,
+                    replacement.empty() ? defaults.replacement : replacement);
+}
 
 void PolicyFlags::add_to(CLI::App* app) {
   const PolicyOptions defaults;
@@ -51,13 +76,7 @@ void PolicyFlags::add_to(CLI::App* app) {
 Result<PolicyOptions> PolicyFlags::apply(PolicyOptions p) const {
   if (!admission.empty()) p.admission = admission;
   if (!replacement.empty()) p.replacement = replacement;
-  // Each name is checked with defaults for everything else, so the message names its flag.
-  PolicyOptions alone;
-  alone.admission = p.admission;
-  if (Status s = alone.validate(); !s.ok()) return FlagError("--admission", s);
-  alone = PolicyOptions{};
-  alone.replacement = p.replacement;
-  if (Status s = alone.validate(); !s.ok()) return FlagError("--replacement", s);
+  TC_RETURN_IF_ERROR(CheckNames(p.admission, p.replacement));
   SequentialOptions& seq = p.sequential;
   uint64_t read = seq.enabled ? seq.read_cutoff_bytes : 0;
   uint64_t write = seq.enabled ? seq.write_cutoff_bytes : 0;

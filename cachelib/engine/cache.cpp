@@ -89,6 +89,12 @@ void Cache::set_mode(CacheMode mode, bool drain, IoCallback done) {
   });
 }
 
+PolicyOptions Cache::policies() const { return engine_->policies(); }
+
+void Cache::set_policies(const PolicyOptions& next, IoCallback done) {
+  engine_->set_policies(next, std::move(done));
+}
+
 void Cache::clean_all(std::function<void(uint64_t)> progress, IoCallback done) {
   // The cleaner reports on its own loop; answer on the caller's.
   EventLoop* origin = EventLoop::current();
@@ -100,6 +106,7 @@ void Cache::clean_all(std::function<void(uint64_t)> progress, IoCallback done) {
 void Cache::close(IoCallback done) {
   EventLoop* origin = EventLoop::current();
   Engine& e = *engine_;
+  e.closing.store(true, std::memory_order_release);
   e.trust_flusher->stop();
   e.cleaner->stop([&e, origin, done = std::move(done)](Status) mutable {
     origin->post([&e, origin, done = std::move(done)]() mutable {
@@ -210,8 +217,9 @@ void Cache::reset_health(IoCallback done) {
 
 PolicyReport Cache::policy_report() const {
   PolicyReport r;
-  r.admission = engine_->policies.admission;
-  r.replacement = engine_->policies.replacement;
+  const PolicyOptions policies = engine_->policies();
+  r.admission = policies.admission;
+  r.replacement = policies.replacement;
   auto into = [](PolicyReport::Counters& out) {
     return [&out](std::string_view name, uint64_t v) { out.emplace_back(std::string(name), v); };
   };

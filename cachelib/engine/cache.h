@@ -145,6 +145,12 @@ class Cache final : public Device {
   CacheMode mode() const;
   // Switches mode while I/O runs. With drain, leaving wb first cleans all dirty data.
   void set_mode(CacheMode mode, bool drain, IoCallback done);
+  // The policies in force (Engine::policies).
+  PolicyOptions policies() const;
+  // Changes the policies while I/O runs and records them in the superblock (Engine::
+  // set_policies): InvalidArgument for an unknown name, Busy once close() was called; on a
+  // failed superblock write the old policies stay in force.
+  void set_policies(const PolicyOptions& next, IoCallback done);
   // Writes all dirty data to the core; progress(remaining dirty lines) is called as it goes.
   void clean_all(std::function<void(uint64_t remaining)> progress, IoCallback done);
   // Stops background work, waits for in-flight I/O, persists metadata, marks clean shutdown.

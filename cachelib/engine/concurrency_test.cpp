@@ -1,7 +1,8 @@
 // Two real event-loop threads drive one Cache at once (plus a background loop for the cleaner),
 // each on its own interleaved set of core lines, so shards, eviction, the cleaner and the metadata
 // store are contended across threads while each thread can still check every byte it reads.
-// Modes switch live from a third thread. Run under ASan in `make test`.
+// Modes and policies (admission, replacement, sequential bypass) switch live from a third thread.
+// Run under ASan in `make test`.
 #include <gtest/gtest.h>
 
 #include <future>
@@ -116,10 +117,18 @@ TEST(ConcurrencyTest, TwoLoopsShareOneCacheByteExact) {
   auto fa = da.start(), fb = db.start();
   const CacheMode kCycle[] = {CacheMode::kWriteThrough, CacheMode::kWriteBack,
                              CacheMode::kWriteAround, CacheMode::kPassThrough};
+  const char* const kAdmissions[] = {"always", "adaptive", "nhit"};
+  const char* const kReplacements[] = {"clock", "s3fifo", "sieve", "lru"};
   for (int i = 0; fa.wait_for(std::chrono::milliseconds(20)) != std::future_status::ready ||
                   fb.wait_for(std::chrono::milliseconds(0)) != std::future_status::ready;
        ++i) {
     Status s = OnLoop<Status>(**bg, [&](auto cb) { cache->set_mode(kCycle[i % 4], i % 3 == 0, cb); });
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    PolicyOptions p;
+    p.admission = kAdmissions[i % 3];
+    p.replacement = kReplacements[i % 4];
+    p.sequential.enabled = i % 2 == 0;
+    s = OnLoop<Status>(**bg, [&](auto cb) { cache->set_policies(p, cb); });
     ASSERT_TRUE(s.ok()) << s.ToString();
   }
   EXPECT_EQ(da.errors(), 0u);

@@ -29,12 +29,12 @@ Engine::Engine(Device& ssd_dev, Device& core_dev, std::unique_ptr<MetadataStore>
       core(core_dev),
       store(std::move(metadata)),
       options(opts),
-      policies(opts.policies.apply(store->info().policies)),
       line_size(store->info().line_size),
       sectors_per_line(store->info().line_size / kSectorSize),
       mode(store->info().mode),
-      sequential(policies.sequential),
-      dirty_epochs(opts.cleaning_options.max_dirty_age / 2, opts.background_loop->clock().now()) {
+      sequential(opts.policies.apply(store->info().policies).sequential),
+      dirty_epochs(opts.cleaning_options.max_dirty_age / 2, opts.background_loop->clock().now()),
+      policies_(opts.policies.apply(store->info().policies)) {
   cleaner = std::make_unique<Cleaner>(*this);
   trust_flusher = std::make_unique<TrustFlusher>(*this, *opts.background_loop, opts.trust_interval);
   readahead = std::make_unique<StreamReadahead>(*this, opts.stream_readahead_bytes);
@@ -46,7 +46,7 @@ Engine::~Engine() {
 }
 
 Status Engine::init() {
-  TC_RETURN_IF_ERROR(policies.validate());
+  TC_RETURN_IF_ERROR(policies_.validate());
   TC_RETURN_IF_ERROR(cleaner->init());
   const uint64_t total = std::max<uint64_t>(1, store->line_count());
   uint64_t n = std::clamp<uint64_t>(options.shards, 1, total);
@@ -56,7 +56,7 @@ Status Engine::init() {
   chunk_shift_ = line_size >= kShardChunkBytes ? 0 : std::countr_zero(kShardChunkBytes / line_size);
   for (uint64_t first = 0; first < store->line_count(); first += lines_per_shard_) {
     uint32_t count = uint32_t(std::min<uint64_t>(lines_per_shard_, store->line_count() - first));
-    auto made = MakeShardPolicies(policies, count);
+    auto made = MakeShardPolicies(policies_, count);
     if (!made.ok()) return made.status();
     shards_.push_back(std::make_unique<Shard>(uint32_t(first), count, sectors_per_line,
                                               std::move(made->replacement),
@@ -270,6 +270,58 @@ void Engine::set_dirty(Shard& shard, uint32_t id, const SectorBits& dirty) {
   } else if (shard.durable_dirty(id)) {
     shard.note_clean_staged(id, persist_started_);
   }
+}
+
+PolicyOptions Engine::policies() const {
+  std::lock_guard lock(policies_mu_);
+  return policies_;
+}
+
+void Engine::set_policies(const PolicyOptions& next, IoCallback done) {
+  if (closing.load(std::memory_order_acquire)) {
+    return done(Status::Busy("the cache is closing (its policies stay as they are)"));
+  }
+  if (Status s = next.validate(); !s.ok()) return done(std::move(s));
+  if (policy_change_running_.exchange(true, std::memory_order_acq_rel)) {
+    return done(Status::Busy("another policy change is running"));
+  }
+  // Built before anything changes: an allocation failure or bad option leaves all as it was.
+  const PolicyOptions previous = policies();
+  std::vector<ShardPolicies> made;
+  for (const auto& shard : shards_) {
+    auto p = MakeChangedPolicies(previous, next, shard->line_count());
+    if (!p.ok()) {
+      policy_change_running_.store(false, std::memory_order_release);
+      return done(p.status());
+    }
+    made.push_back(std::move(p).value());
+  }
+  inflight.fetch_add(1, std::memory_order_relaxed);  // close() waits for the change
+  auto shared = std::make_shared<std::vector<ShardPolicies>>(std::move(made));
+  store->set_policies(next, [this, previous, next, shared, done = std::move(done)](Status s) {
+    if (s.ok()) {
+      install_policies(next, std::move(*shared));
+    } else {
+      // One superblock copy may hold `next` already: record the policies in force again.
+      store->set_policies(previous, [](Status) {});
+    }
+    policy_change_running_.store(false, std::memory_order_release);
+    done(std::move(s));
+    inflight.fetch_sub(1, std::memory_order_release);
+  });
+}
+
+void Engine::install_policies(const PolicyOptions& next, std::vector<ShardPolicies> made) {
+  for (size_t i = 0; i < shards_.size(); ++i) {
+    {
+      std::lock_guard lock(shards_[i]->mu);
+      shards_[i]->swap_policies(made[i].replacement, made[i].admission);
+    }
+    made[i] = {};  // the old policies, freed outside the shard lock
+  }
+  sequential.reconfigure(next.sequential);
+  std::lock_guard lock(policies_mu_);
+  policies_ = next;
 }
 
 void Engine::visit_policy_counters(const CounterVisitor& visit_admission,

@@ -11,6 +11,7 @@
 #include "cachelib/engine/cache.h"
 #include "cachelib/engine/engine_counters.h"
 #include "cachelib/engine/dirty_epochs.h"
+#include "cachelib/engine/policy_set.h"
 #include "cachelib/engine/shard.h"
 #include "cachelib/engine/ssd_health.h"
 #include "cachelib/engine/stream_readahead.h"
@@ -31,8 +32,6 @@ class Engine {
   Device& core;
   const std::unique_ptr<MetadataStore> store;
   const CacheOptions options;
-  // The policies in force: options.policies, or the ones recorded in the superblock.
-  const PolicyOptions policies;
   const uint32_t line_size;
   const uint32_t sectors_per_line;
   EngineCounters counters;
@@ -49,6 +48,8 @@ class Engine {
   // When lines became dirty, coarsely: the cleaner's age bound.
   DirtyEpochs dirty_epochs;
 
+  // Set by Cache::close: no policy change may start any more.
+  std::atomic<bool> closing{false};
   // Requests (and background fills) not yet finished; close() waits for zero.
   std::atomic<uint64_t> inflight{0};
   // Foreground requests seen; the cleaner compares it to detect idleness.
@@ -119,6 +120,15 @@ class Engine {
   // REQUIRES shard.mu. Line `id`'s valid sectors or mapping changed without a dirty change: its
   // record is rewritten at the next persist.
   void note_changed(uint32_t id);
+  // The policies in force: options.policies over the ones recorded in the superblock, then each
+  // set_policies() since. Thread-safe.
+  PolicyOptions policies() const;
+  // Live change (`tiercache policy`): records `next` in the superblock, then puts it in force
+  // shard by shard under each shard's lock (Shard::swap_policies: only the policies whose name
+  // changed are replaced) and reconfigures the sequential detector. InvalidArgument for an
+  // unknown name; Busy while closing or during another change. If the superblock write fails,
+  // the old policies stay in force (and are written back), and done gets the error.
+  void set_policies(const PolicyOptions& next, IoCallback done);
   // Policy names in use, and their counters summed over shards.
   void visit_policy_counters(const CounterVisitor& visit_admission,
                              const CounterVisitor& visit_replacement) const;
@@ -159,6 +169,14 @@ class Engine {
   std::atomic<bool> persist_requested_{false};
   std::atomic<bool> limbo_persist_armed_{false};
   std::atomic<EventLoop::TimerId> limbo_persist_timer_{0};
+
+  // REQUIRES: no other change running. Puts `made` (one per shard) and `next` in force.
+  void install_policies(const PolicyOptions& next, std::vector<ShardPolicies> made);
+
+  mutable std::mutex policies_mu_;
+  PolicyOptions policies_;  // GUARDED_BY(policies_mu_)
+  // One live policy change at a time: the superblock and the shards then agree.
+  std::atomic<bool> policy_change_running_{false};
 
   std::vector<std::unique_ptr<Shard>> shards_;
   uint32_t lines_per_shard_ = 1;

@@ -21,6 +21,23 @@ Result<ShardPolicies> MakeShardPolicies(const PolicyOptions& options, uint32_t l
   return p;
 }
 
+Result<ShardPolicies> MakeChangedPolicies(const PolicyOptions& current, const PolicyOptions& next,
+                                          uint32_t lines) {
+  TC_RETURN_IF_ERROR(next.validate());
+  ShardPolicies p;
+  if (next.replacement != current.replacement) {
+    auto made = MakeReplacementPolicy(ReplacementOptions{.name = next.replacement}, lines);
+    if (!made.ok()) return made.status();
+    p.replacement = std::move(made).value();
+  }
+  if (next.admission != current.admission) {
+    auto made = MakeAdmissionPolicy(AdmissionOptions{.name = next.admission}, lines);
+    if (!made.ok()) return made.status();
+    p.admission = std::move(made).value();
+  }
+  return p;
+}
+
 void SumCounters(const std::vector<std::unique_ptr<Shard>>& shards,
                  const std::function<void(const Shard&, const CounterVisitor&)>& each,
                  const CounterVisitor& visit) {

@@ -1,4 +1,5 @@
-// The policies one shard runs (built from PolicyOptions by name), and how per-shard counters are
+// The policies one shard runs (built from PolicyOptions by name, or only those a live change
+// replaces), and how per-shard counters are
 // summed for `tiercache stats`. Free functions; thread-compatible.
 #pragma once
 
@@ -22,6 +23,11 @@ struct ShardPolicies {
 
 // Policies for a shard of `lines` cache lines; InvalidArgument for an unknown name.
 Result<ShardPolicies> MakeShardPolicies(const PolicyOptions& options, uint32_t lines);
+
+// For a live change from `current` to `next`: the policies whose names differ, for a shard of
+// `lines` lines; the others stay null (the shard keeps its own and what they learned).
+Result<ShardPolicies> MakeChangedPolicies(const PolicyOptions& current, const PolicyOptions& next,
+                                          uint32_t lines);
 
 // Calls visit(name, sum over shards) for every counter `each` reports, in first-seen order.
 void SumCounters(const std::vector<std::unique_ptr<Shard>>& shards,

@@ -253,6 +253,21 @@ void Shard::install(uint32_t id, const LineRecord& record) {
   slots_.set_durable_dirty(slot, record.dirty.any());
 }
 
+void Shard::swap_policies(std::unique_ptr<ReplacementPolicy>& replacement,
+                          std::unique_ptr<AdmissionPolicy>& admission) {
+  if (admission) std::swap(admission_, admission);
+  if (!replacement) return;
+  std::swap(replacement_, replacement);
+  uint64_t learned = 0;
+  for (uint32_t slot = 0; slot < slots_.size(); ++slot) {
+    if (!slots_.in_use(slot) || slots_.limbo(slot)) continue;
+    replacement_->on_insert(slot, slots_.core_line(slot));
+    ++learned;
+  }
+  assert(learned == used_);
+  (void)learned;
+}
+
 void Shard::set_dirty(uint32_t id, const SectorBits& bits, uint32_t epoch) {
   uint32_t slot = local(id);
   bool was = Test(dirty_map_, slot), now = bits.any();

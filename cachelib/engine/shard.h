@@ -125,6 +125,12 @@ class Shard {
   uint64_t dirty_lines() const { return dirty_count_; }
   uint32_t first_id() const { return first_id_; }
   uint32_t line_count() const { return slots_.size(); }
+  // Puts the non-null `replacement` and `admission` in force, handing the old ones back through
+  // the same pointers (to be freed after mu is released). A new replacement policy learns every
+  // mapped line in line order, as at load, so each stays evictable; lines in limbo were evicted
+  // already. A new admission policy starts with no history. Dirty and trust state is untouched.
+  void swap_policies(std::unique_ptr<ReplacementPolicy>& replacement,
+                     std::unique_ptr<AdmissionPolicy>& admission);
   const ReplacementPolicy& replacement() const { return *replacement_; }
   const AdmissionPolicy& admission() const { return *admission_; }
   // Bytes of RAM this shard's line state, index, bitmaps and policies use.

@@ -60,7 +60,7 @@ struct SuperblockInfo {
   bool was_clean_shutdown = false;  // the flag as found at open
   uint64_t line_count = 0;
   uint64_t data_offset = 0;         // byte offset of line 0's data on the SSD
-  PolicyOptions policies;           // as recorded at create
+  PolicyOptions policies;           // as recorded when loaded (create or set_policies)
 };
 
 class MetadataStore {
@@ -107,6 +107,9 @@ class MetadataStore {
   virtual void persist(IoCallback done) = 0;
   // Records the mode in the superblock (durably).
   virtual void set_mode(CacheMode mode, IoCallback done) = 0;
+  // Records the policies in the superblock (durably), as set_mode does the mode; info() keeps
+  // what was loaded. On failure either set may be recorded (one copy may have been written).
+  virtual void set_policies(const PolicyOptions& policies, IoCallback done) = 0;
   // persist(), then superblock clean_shutdown = true, then flush.
   virtual void close_clean(IoCallback done) = 0;
 

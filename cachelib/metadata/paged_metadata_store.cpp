@@ -178,6 +178,15 @@ void PagedMetadataStore::set_mode(CacheMode mode, IoCallback done) {
   enqueue(std::move(op), false);
 }
 
+void PagedMetadataStore::set_policies(const PolicyOptions& policies, IoCallback done) {
+  Op op;
+  op.is_persist = false;
+  op.change.policies = policies;
+  op.change.mirror = true;
+  op.waiters.push_back({EventLoop::current(), std::move(done)});
+  enqueue(std::move(op), false);
+}
+
 void PagedMetadataStore::close_clean(IoCallback done) {
   Op op;
   op.then_mark_clean = true;
@@ -524,6 +533,7 @@ void PagedMetadataStore::write_superblock(SuperblockChange change, IoCallback do
   // A version 5 cache (no marker, no wrapped journal yet) is written as the current version.
   next.version = format::kVersion;
   if (change.mode) next.mode = *change.mode;
+  if (change.policies) next.policies = std::move(*change.policies);
   if (change.clean_shutdown) next.clean_shutdown = *change.clean_shutdown;
   if (change.committed_round) next.committed_round = *change.committed_round;
   if (change.intent) std::tie(next.intent_round, next.intent_pages) = std::move(*change.intent);

@@ -59,6 +59,7 @@ class PagedMetadataStore final : public MetadataStore {
   void set_record(uint64_t line, const LineRecord& record) override;
   void persist(IoCallback done) override;
   void set_mode(CacheMode mode, IoCallback done) override;
+  void set_policies(const PolicyOptions& policies, IoCallback done) override;
   void close_clean(IoCallback done) override;
 
  private:
@@ -68,6 +69,7 @@ class PagedMetadataStore final : public MetadataStore {
   };
   struct SuperblockChange {
     std::optional<CacheMode> mode;
+    std::optional<PolicyOptions> policies;
     std::optional<bool> clean_shutdown;
     std::optional<uint64_t> committed_round;
     std::optional<std::pair<uint64_t, std::vector<uint64_t>>> intent;  // round, pages

@@ -5,6 +5,18 @@
 #include "cachelib/common/logger.h"
 
 namespace tiercache {
+namespace {
+
+// "adaptive,clock,seq=4194304:4194304" (cutoffs in bytes, reads:writes) or "...,seq=off".
+std::string BriefPolicies(const PolicyOptions& p) {
+  const SequentialOptions& seq = p.sequential;
+  return p.admission + "," + p.replacement + ",seq=" +
+         (seq.enabled ? std::to_string(seq.read_cutoff_bytes) + ":" +
+                            std::to_string(seq.write_cutoff_bytes)
+                      : "off");
+}
+
+}  // namespace
 
 struct ControlHandler::FlushState {
   Emit emit;
@@ -26,6 +38,7 @@ void ControlHandler::execute(const ControlRequest& request, Emit emit) {
     case ControlCommand::kStop: return stop(std::move(emit));
     case ControlCommand::kDetach: return detach(std::move(emit));
     case ControlCommand::kResetHealth: return reset_health(std::move(emit));
+    case ControlCommand::kPolicy: return policy(request, std::move(emit));
   }
 }
 
@@ -131,6 +144,29 @@ void ControlHandler::reset_health(Emit emit) {
     if (!status.ok()) return emit(ErrorResponse(status), true);
     ControlJson response = OkResponse();
     response["health"] = target_.status().health.state;
+    emit(response, true);
+  }));
+}
+
+void ControlHandler::policy(const ControlRequest& request, Emit emit) {
+  const PolicyOptions previous = target_.policies();
+  if (!request.changes_policies()) {
+    ControlJson response = OkResponse();
+    response["policies"] = PolicyOptionsToJson(previous);
+    return emit(response, true);
+  }
+  const PolicyOptions next = request.policies.apply(previous);
+  target_.set_policies(next, on_loop([emit, previous, next](Status status) {
+    const LogField from{"from", BriefPolicies(previous)};
+    const LogField to{"to", BriefPolicies(next)};
+    if (!status.ok()) {
+      LogError("policy_change_failed", {from, to, {"error", status.ToString()}});
+      return emit(ErrorResponse(status), true);
+    }
+    LogInfo("policy_change", {from, to});
+    ControlJson response = OkResponse();
+    response["policies"] = PolicyOptionsToJson(next);
+    response["previous_policies"] = PolicyOptionsToJson(previous);
     emit(response, true);
   }));
 }

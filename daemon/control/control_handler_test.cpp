@@ -73,5 +73,50 @@ TEST_F(ControlHandlerTest, CallbacksAfterTheHandlerIsGoneAreDropped) {
   EXPECT_TRUE(lines_.empty());
 }
 
+PolicyOptions Named(const char* admission, const char* replacement) {
+  PolicyOptions p;
+  p.admission = admission;
+  p.replacement = replacement;
+  return p;
+}
+
+ControlRequest Parsed(std::string_view line) {
+  Result<ControlRequest> r = ParseControlRequest(line);
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  return r.ok() ? *r : ControlRequest{};
+}
+
+// `policy` without fields reports; with fields it changes only those, over the ones in force,
+// and answers the new and previous policies; a refusal is an error reply and changes nothing.
+TEST_F(ControlHandlerTest, PolicyQueryChangeAndRefusal) {
+  ControlStatus status;
+  status.policies = Named("always", "lru");
+  target_.set_status(status);
+  target_.set_completion(FakeControlTarget::Completion::kInline);
+  ControlHandler handler(loop_, target_, Nanos(0));
+  handler.execute(Parsed(R"({"cmd":"policy"})"), collect());
+  handler.execute(Parsed(R"({"cmd":"policy","replacement":"clock"})"), collect());
+  loop_.run_until_idle();
+  target_.set_result(Status::InvalidArgument("unknown admission policy 'x'"));
+  handler.execute(Parsed(R"({"cmd":"policy","admission":"x"})"), collect());
+  loop_.run_until_idle();
+  const std::string seq =
+      R"("sequential":{"enabled":true,"read_cutoff_bytes":4194304,"write_cutoff_bytes":4194304,)"
+      R"("streams":64})";
+  EXPECT_EQ(lines_, (std::vector<std::string>{
+                        R"({"ok":true,"policies":{"admission":"always","replacement":"lru",)" +
+                            seq + "}} [final]",
+                        R"({"ok":true,"policies":{"admission":"always","replacement":"clock",)" +
+                            seq + R"(},"previous_policies":{"admission":"always",)" +
+                            R"("replacement":"lru",)" + seq + "}} [final]",
+                        R"({"ok":false,"error":"unknown admission policy 'x'",)"
+                        R"("code":"InvalidArgument"} [final])"}));
+  auto calls = target_.policy_calls();
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0], Named("always", "clock"));
+  EXPECT_EQ(calls[1], Named("x", "clock"));
+  EXPECT_EQ(target_.policies(), Named("always", "clock"));
+}
+
 }  // namespace
 }  // namespace tiercache

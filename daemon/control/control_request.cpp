@@ -15,7 +15,7 @@ struct CommandSpec {
   ControlCommand command;
 };
 
-constexpr std::array<CommandSpec, 7> kCommands = {{
+constexpr std::array<CommandSpec, 8> kCommands = {{
     {"status", ControlCommand::kStatus},
     {"stats", ControlCommand::kStats},
     {"mode", ControlCommand::kMode},
@@ -23,6 +23,7 @@ constexpr std::array<CommandSpec, 7> kCommands = {{
     {"stop", ControlCommand::kStop},
     {"detach", ControlCommand::kDetach},
     {"reset-health", ControlCommand::kResetHealth},
+    {"policy", ControlCommand::kPolicy},
 }};
 
 // Rejects fields a command does not take, so that a typo ("drian") is not silently ignored.
@@ -31,6 +32,10 @@ Status CheckFields(const json& request, ControlCommand command) {
     const std::string& key = item.key();
     if (key == "cmd") continue;
     if (command == ControlCommand::kMode && (key == "mode" || key == "drain")) continue;
+    if (command == ControlCommand::kPolicy &&
+        (key == "admission" || key == "replacement" || key == "sequential")) {
+      continue;
+    }
     return Status::InvalidArgument("unknown field '" + key + "' for command '" +
                                    std::string(ControlCommandName(command)) + "'");
   }
@@ -53,6 +58,47 @@ Status ParseModeFields(const json& request, ControlRequest* out) {
     if (!drain.is_boolean()) return Status::InvalidArgument("field 'drain' must be true or false");
     if (!out->mode) return Status::InvalidArgument("field 'drain' needs field 'mode'");
     out->drain = drain.get<bool>();
+  }
+  return Status::Ok();
+}
+
+// {"enabled":B,"read_cutoff_bytes":N,"write_cutoff_bytes":N,"streams":N}, every field present.
+Status ParseSequential(const json& object, SequentialOptions* out) {
+  constexpr const char* kNeeds =
+      "field 'sequential' must be an object with enabled, read_cutoff_bytes, write_cutoff_bytes "
+      "and streams";
+  if (!object.is_object() || object.size() != 4) return Status::InvalidArgument(kNeeds);
+  auto count = [&](const char* key, uint64_t max, uint64_t* value) {
+    if (!object.contains(key) || !object[key].is_number_unsigned()) return false;
+    *value = object[key].get<uint64_t>();
+    return *value <= max;
+  };
+  uint64_t streams = 0;
+  if (!object.contains("enabled") || !object["enabled"].is_boolean() ||
+      !count("read_cutoff_bytes", UINT64_MAX, &out->read_cutoff_bytes) ||
+      !count("write_cutoff_bytes", UINT64_MAX, &out->write_cutoff_bytes) ||
+      !count("streams", UINT32_MAX, &streams)) {
+    return Status::InvalidArgument(kNeeds);
+  }
+  out->enabled = object["enabled"].get<bool>();
+  out->streams = uint32_t(streams);
+  return Status::Ok();
+}
+
+Status ParsePolicyFields(const json& request, ControlRequest* out) {
+  for (const char* key : {"admission", "replacement"}) {
+    if (!request.contains(key)) continue;
+    if (!request[key].is_string()) {
+      return Status::InvalidArgument("field '" + std::string(key) + "' must be a string");
+    }
+    auto& field = std::string_view(key) == "admission" ? out->policies.admission
+                                                       : out->policies.replacement;
+    field = request[key].get<std::string>();
+  }
+  if (request.contains("sequential")) {
+    SequentialOptions sequential;
+    TC_RETURN_IF_ERROR(ParseSequential(request["sequential"], &sequential));
+    out->policies.sequential = sequential;
   }
   return Status::Ok();
 }
@@ -86,10 +132,14 @@ Result<ControlRequest> ParseControlRequest(std::string_view line) {
   }
   if (!known) {
     return Status::InvalidArgument("unknown command '" + name +
-                                   "' (expected status, stats, mode, flush, stop, detach or reset-health)");
+                                   "' (expected status, stats, mode, flush, stop, detach, "
+                                   "reset-health or policy)");
   }
   TC_RETURN_IF_ERROR(CheckFields(request, out.command));
   if (out.command == ControlCommand::kMode) TC_RETURN_IF_ERROR(ParseModeFields(request, &out));
+  if (out.command == ControlCommand::kPolicy) {
+    TC_RETURN_IF_ERROR(ParsePolicyFields(request, &out));
+  }
   return out;
 }
 

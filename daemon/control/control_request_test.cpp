@@ -43,6 +43,47 @@ TEST(ControlRequestTest, ModeWithoutModeIsAQuery) {
   EXPECT_FALSE(r->drain);
 }
 
+TEST(ControlRequestTest, PolicyWithoutFieldsIsAQuery) {
+  Result<ControlRequest> r = ParseControlRequest(R"({"cmd":"policy"})");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->command, ControlCommand::kPolicy);
+  EXPECT_FALSE(r->changes_policies());
+}
+
+// Each field replaces the one in force; names are checked when applied, not here.
+TEST(ControlRequestTest, PolicyFields) {
+  Result<ControlRequest> r = ParseControlRequest(
+      R"({"cmd":"policy","replacement":"clock","sequential":{"enabled":true,)"
+      R"("read_cutoff_bytes":1048576,"write_cutoff_bytes":2097152,"streams":32}})");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->changes_policies());
+  EXPECT_FALSE(r->policies.admission.has_value());
+  EXPECT_EQ(r->policies.replacement, "clock");
+  EXPECT_EQ(r->policies.sequential,
+            (SequentialOptions{.read_cutoff_bytes = 1 << 20, .write_cutoff_bytes = 2 << 20,
+                               .streams = 32}));
+  r = ParseControlRequest(R"({"cmd":"policy","admission":"nope"})");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->policies.admission, "nope");
+}
+
+TEST(ControlRequestTest, PolicyFieldErrors) {
+  EXPECT_EQ(ErrorOf(R"({"cmd":"policy","replacement":1})"),
+            "InvalidArgument: field 'replacement' must be a string");
+  const std::string needs =
+      "InvalidArgument: field 'sequential' must be an object with enabled, read_cutoff_bytes, "
+      "write_cutoff_bytes and streams";
+  EXPECT_EQ(ErrorOf(R"({"cmd":"policy","sequential":{"enabled":false}})"), needs);
+  EXPECT_EQ(ErrorOf(R"({"cmd":"policy","sequential":{"enabled":1,"read_cutoff_bytes":0,)"
+                    R"("write_cutoff_bytes":0,"streams":64}})"),
+            needs);
+  EXPECT_EQ(ErrorOf(R"({"cmd":"policy","sequential":{"enabled":true,"read_cutoff_bytes":-1,)"
+                    R"("write_cutoff_bytes":0,"streams":64}})"),
+            needs);
+  EXPECT_EQ(ErrorOf(R"({"cmd":"policy","mode":"wb"})"),
+            "InvalidArgument: unknown field 'mode' for command 'policy'");
+}
+
 TEST(ControlRequestTest, MalformedJson) {
   const char* kMalformed = "InvalidArgument: malformed JSON (expected one JSON object per line)";
   EXPECT_EQ(ErrorOf("{\"cmd\":"), kMalformed);
@@ -65,7 +106,7 @@ TEST(ControlRequestTest, ShapeErrors) {
   EXPECT_EQ(ErrorOf(R"({"cmd":7})"), "InvalidArgument: field 'cmd' must be a string");
   EXPECT_EQ(ErrorOf(R"({"cmd":"reboot"})"),
             "InvalidArgument: unknown command 'reboot' (expected status, stats, mode, flush, "
-            "stop, detach or reset-health)");
+            "stop, detach, reset-health or policy)");
   EXPECT_EQ(ErrorOf(R"({"cmd":"reset-health","force":true})"),
             "InvalidArgument: unknown field 'force' for command 'reset-health'");
   EXPECT_EQ(ErrorOf(R"({"cmd":"status","verbose":true})"),

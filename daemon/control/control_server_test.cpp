@@ -400,7 +400,7 @@ TEST_F(ControlServerTest, MalformedRequestsGetErrorsAndTheConnectionSurvives) {
             R"("code":"InvalidArgument"})");
   EXPECT_EQ(client.call(R"({"cmd":"format"})"),
             R"({"ok":false,"error":"unknown command 'format' (expected status, stats, mode, )"
-            R"j(flush, stop, detach or reset-health)","code":"InvalidArgument"})j");
+            R"j(flush, stop, detach, reset-health or policy)","code":"InvalidArgument"})j");
   EXPECT_EQ(client.call(std::string(50000, '[')),
             R"j({"ok":false,"error":"malformed JSON (expected one JSON object per line)",)j"
             R"("code":"InvalidArgument"})");
@@ -413,7 +413,7 @@ TEST_F(ControlServerTest, NonAsciiNamesAreEchoedIntact) {
   // The \u escape arrives as UTF-8 in the message.
   EXPECT_EQ(client.call("{\"cmd\":\"st\\u00e4tus\"}"),
             "{\"ok\":false,\"error\":\"unknown command 'st\xc3\xa4tus' (expected status, stats, "
-            "mode, flush, stop, detach or reset-health)\",\"code\":\"InvalidArgument\"}");
+            "mode, flush, stop, detach, reset-health or policy)\",\"code\":\"InvalidArgument\"}");
 }
 
 TEST_F(ControlServerTest, BlankLinesAndCrLfAreAccepted) {

@@ -74,6 +74,13 @@ class ControlTarget {
   // is still dirty once client I/O has ended. If writing back fails while the daemon still runs,
   // the mode is restored and the daemon keeps running. done runs exactly once.
   virtual void detach(ProgressCallback progress, DetachCallback done) = 0;
+  // The policies in use (ControlStatus::policies).
+  virtual PolicyOptions policies() const { return status().policies; }
+  // Puts `next` in force while I/O runs and records it in the superblock (Cache::set_policies).
+  // done runs exactly once; on failure the policies in use are unchanged.
+  virtual void set_policies(const PolicyOptions& next, DoneCallback done) {
+    done(Status::NotSupported("this target cannot change its policies"));
+  }
   // Brings the SSD back into the data path after it failed (Cache::reset_health): re-checks it by
   // reading the superblock, then clears the failed state. done runs exactly once.
   virtual void reset_health(DoneCallback done) {

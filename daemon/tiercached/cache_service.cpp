@@ -87,7 +87,6 @@ Result<std::unique_ptr<CacheService>> CacheService::Open(const DaemonConfig& con
   auto cache = opened.get_future().get();
   if (!cache.ok()) return cache.status();
   service->cache_ = std::move(cache).value();
-  service->policies_ = options.policies.apply(service->cache_->info().policies);
   return service;
 }
 
@@ -136,7 +135,7 @@ ControlStatus CacheService::status() const {
   s.cache_size = devices_->ssd.top().size();
   s.core_size = devices_->core.top().size();
   s.superblock = cache_->info();
-  s.policies = policies_;
+  s.policies = cache_->policies();
   s.health = cache_->health();
   s.cache_io = {devices_->ssd.file().backend_name(), devices_->ssd.file().io_counters()};
   s.core_io = {devices_->core.file().backend_name(), devices_->core.file().io_counters()};
@@ -146,6 +145,16 @@ ControlStatus CacheService::status() const {
 void CacheService::set_mode(CacheMode mode, bool drain, DoneCallback done) {
   if (detaching_) return done(Status::Busy("a detach is running (the mode stays as it is)"));
   cache_->set_mode(mode, drain, std::move(done));
+}
+
+void CacheService::set_policies(const PolicyOptions& next, DoneCallback done) {
+  if (stopping_) {
+    return done(Status::Busy("tiercached is stopping (the policies stay as they are)"));
+  }
+  if (detaching_) {
+    return done(Status::Busy("a detach is running (the policies stay as they are)"));
+  }
+  cache_->set_policies(next, std::move(done));
 }
 
 void CacheService::clean_all(ProgressCallback progress, DoneCallback done) {

@@ -45,6 +45,9 @@ class CacheService final : public ControlTarget {
   void stop(DoneCallback done) override;
   void detach(ProgressCallback progress, DetachCallback done) override;
   void reset_health(DoneCallback done) override { cache_->reset_health(std::move(done)); }
+  PolicyOptions policies() const override { return cache_->policies(); }
+  // Refused (Busy) while stopping or detaching.
+  void set_policies(const PolicyOptions& next, DoneCallback done) override;
 
  private:
   struct Devices;
@@ -65,7 +68,6 @@ class CacheService final : public ControlTarget {
   std::function<void(DoneCallback)> shutdown_;
   std::string export_path_;
   std::string export_io_;
-  PolicyOptions policies_;  // in use: the recorded ones with the daemon's overrides
   Nanos started_;
   std::atomic<bool> stopping_{false};
   // Set from detach() until it fails or the daemon exits: mode switches are refused meanwhile.

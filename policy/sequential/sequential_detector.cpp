@@ -14,9 +14,10 @@ SequentialDetector::SequentialDetector(const SequentialOptions& options)
 bool SequentialDetector::observe(uint64_t offset, uint64_t length, bool is_write,
                                  uint64_t* stream_bytes) {
   if (stream_bytes != nullptr) *stream_bytes = 0;
-  if (!enabled_ || length == 0) return false;
+  if (!enabled_.load(std::memory_order_relaxed) || length == 0) return false;
   Direction& d = is_write ? writes_ : reads_;
   std::lock_guard lock(d.mu);
+  if (d.streams == 0) return false;  // being turned on or off by reconfigure()
   const uint64_t before = d.table.add(offset, length);
   if (stream_bytes != nullptr) *stream_bytes = before;
   if (before < d.cutoff) return false;
@@ -25,8 +26,23 @@ bool SequentialDetector::observe(uint64_t offset, uint64_t length, bool is_write
   return true;
 }
 
+void SequentialDetector::reconfigure(const SequentialOptions& options) {
+  assert(options.validate().ok());
+  const uint32_t streams = options.enabled ? options.streams : 0;
+  for (auto [d, cutoff] : {std::pair{&reads_, options.read_cutoff_bytes},
+                           std::pair{&writes_, options.write_cutoff_bytes}}) {
+    std::lock_guard lock(d->mu);
+    d->cutoff = cutoff;
+    if (d->streams != streams) {
+      d->table = StreamTable(streams);
+      d->streams = streams;
+    }
+  }
+  enabled_.store(options.enabled, std::memory_order_relaxed);
+}
+
 uint64_t SequentialDetector::memory_size() const {
-  // The tables never grow after construction, so no lock is needed to read their capacity.
+  std::scoped_lock lock(reads_.mu, writes_.mu);  // reconfigure() may replace the tables
   return reads_.table.memory_size() + writes_.table.memory_size();
 }
 

@@ -211,6 +211,33 @@ TEST(SequentialDetectorTest, MemoryIsTwentyBytesPerStreamPerDirection) {
   EXPECT_EQ(SequentialDetector(o).memory_size(), 2u * 4096 * 20);
 }
 
+// Live change (tiercache policy): a lower cutoff applies to a stream already tracked; turning
+// detection off caches everything and frees the tables; on again, streams start afresh. The
+// bypass counters run on throughout.
+TEST(SequentialDetectorTest, ReconfigureAppliesToRunningStreams) {
+  SequentialDetector d(SequentialOptions{});  // 4 MiB: requests 1..32 of a stream are cached
+  for (int k = 1; k <= 10; ++k) ASSERT_FALSE(d.observe(At(0, k), kReq, kRead)) << k;
+  SequentialOptions one_mib;
+  one_mib.read_cutoff_bytes = one_mib.write_cutoff_bytes = 1 * kMiB;  // 8 requests
+  d.reconfigure(one_mib);
+  // The stream spans 10 x 128 KiB already: its next request bypasses.
+  EXPECT_TRUE(d.observe(At(0, 11), kReq, kRead));
+  EXPECT_EQ(Counters(d)["streams_tracked"], 1u);
+  SequentialOptions off;
+  off.enabled = false;
+  d.reconfigure(off);
+  EXPECT_FALSE(d.observe(At(0, 12), kReq, kRead));
+  EXPECT_EQ(d.memory_size(), 0u);
+  d.reconfigure(one_mib);
+  EXPECT_EQ(d.memory_size(), 2u * 64 * 20);
+  for (int k = 13; k <= 20; ++k) EXPECT_FALSE(d.observe(At(0, k), kReq, kRead)) << k;
+  EXPECT_TRUE(d.observe(At(0, 21), kReq, kRead));  // a new stream from request 13: 8 cached
+  auto c = Counters(d);
+  EXPECT_EQ(c["bypassed_read_requests"], 2u);
+  EXPECT_EQ(c["bypassed_read_bytes"], 2 * kReq);
+  EXPECT_EQ(c["streams_tracked"], 1u);
+}
+
 TEST(SequentialOptionsTest, ValidateNamesTheBadField) {
   auto error = [](void (*edit)(SequentialOptions&)) {
     SequentialOptions o;

@@ -46,6 +46,11 @@ Status SyncSetMode(SimEventLoop& loop, Cache& cache, CacheMode mode, bool drain)
                               [&](IoCallback cb) { cache.set_mode(mode, drain, std::move(cb)); });
 }
 
+Status SyncSetPolicies(SimEventLoop& loop, Cache& cache, const PolicyOptions& policies) {
+  return RunUntilDone<Status>(loop,
+                              [&](IoCallback cb) { cache.set_policies(policies, std::move(cb)); });
+}
+
 Status SyncCleanAll(SimEventLoop& loop, Cache& cache) {
   return RunUntilDone<Status>(loop, [&](IoCallback cb) { cache.clean_all(nullptr, std::move(cb)); });
 }

@@ -18,6 +18,7 @@ Result<std::unique_ptr<Cache>> SyncOpenCache(SimEventLoop& loop, Device& ssd, De
                                              const CacheOptions& options);
 Status SyncClose(SimEventLoop& loop, Cache& cache);
 Status SyncSetMode(SimEventLoop& loop, Cache& cache, CacheMode mode, bool drain);
+Status SyncSetPolicies(SimEventLoop& loop, Cache& cache, const PolicyOptions& policies);
 Status SyncCleanAll(SimEventLoop& loop, Cache& cache);
 
 struct CacheHarness {

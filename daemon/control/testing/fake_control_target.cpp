@@ -149,6 +149,22 @@ void FakeControlTarget::set_mode(CacheMode mode, bool drain, DoneCallback done) 
   complete(nullptr, {}, std::move(done), [this, mode] { set_current_mode(mode); });
 }
 
+void FakeControlTarget::set_policies(const PolicyOptions& next, DoneCallback done) {
+  {
+    std::lock_guard lock(mu_);
+    policy_calls_.push_back(next);
+  }
+  complete(nullptr, {}, std::move(done), [this, next] {
+    std::lock_guard lock(mu_);
+    status_.policies = next;
+  });
+}
+
+std::vector<PolicyOptions> FakeControlTarget::policy_calls() const {
+  std::lock_guard lock(mu_);
+  return policy_calls_;
+}
+
 void FakeControlTarget::clean_all(ProgressCallback progress, DoneCallback done) {
   std::vector<uint64_t> values;
   {

@@ -51,6 +51,7 @@ class FakeControlTarget final : public ControlTarget {
   int stop_calls() const;
   int detach_calls() const;
   int reset_health_calls() const;
+  std::vector<PolicyOptions> policy_calls() const;
 
   ControlStatus status() const override;
   CacheCounters counters() const override;
@@ -63,6 +64,8 @@ class FakeControlTarget final : public ControlTarget {
   void detach(ProgressCallback progress, DetachCallback done) override;
   // On success the status' health becomes "ok".
   void reset_health(DoneCallback done) override;
+  // On success the status' policies become `next`.
+  void set_policies(const PolicyOptions& next, DoneCallback done) override;
 
  private:
   void set_status_state(const std::string& state);
@@ -88,6 +91,7 @@ class FakeControlTarget final : public ControlTarget {
   int stop_calls_ = 0;
   int detach_calls_ = 0;
   int reset_health_calls_ = 0;
+  std::vector<PolicyOptions> policy_calls_;
   uint64_t detach_bytes_ = 0;
   std::vector<std::thread> threads_;
 };
