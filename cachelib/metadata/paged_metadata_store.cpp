@@ -2,34 +2,15 @@
 
 #include <algorithm>
 #include <cassert>
-#include <cstring>
-#include <tuple>
 
-#include "cachelib/metadata/bounded_io.h"
 #include "cachelib/metadata/metadata_page.h"
 #include "cachelib/metadata/superblock_writer.h"
 
 namespace tiercache {
 namespace {
 
-// Page writes in flight per persist round.
-constexpr size_t kWriteWindow = 32;
 // Pages per persist round: the superblock lists them all.
 constexpr size_t kChunk = format::sb::kMaxRoundPages;
-// Steps a persist writes after its journal round, by how full the journal is. Past three
-// quarters one step per persist, which keeps up with a steady load; past seven eighths up to four
-// (a burst), a bound on what one FLUSH waits for. Steps write pages more often the emptier they
-// keep the journal (a page is rewritten once per pass of the journal over it), so they start
-// late. If they fall behind, the journal fills and a checkpoint catches up.
-size_t StepBudget(uint64_t used_blocks, uint64_t journal_blocks) {
-  if (used_blocks * 4 <= journal_blocks * 3) return 0;
-  return used_blocks * 8 <= journal_blocks * 7 ? 1 : 4;
-}
-
-// Pages per step: a quarter of the metadata region, at most one round's worth.
-size_t StepPages(const format::Layout& layout) {
-  return static_cast<size_t>(std::clamp<uint64_t>((layout.page_count + 3) / 4, 1, kChunk));
-}
 
 }  // namespace
 
@@ -155,12 +136,9 @@ void PagedMetadataStore::page_records(uint64_t page, std::span<LineRecord> out) 
 }
 
 void PagedMetadataStore::mark_in_use(IoCallback done) {
-  Op op;
-  op.is_persist = false;
-  op.change.clean_shutdown = false;
-  op.change.mirror = true;  // neither copy may keep claiming a clean shutdown
-  op.waiters.push_back({EventLoop::current(), std::move(done)});
-  enqueue(std::move(op), false);
+  SuperblockChange change;
+  change.clean_shutdown = false;  // neither copy may keep claiming a clean shutdown
+  enqueue_superblock_change(std::move(change), std::move(done));
 }
 
 void PagedMetadataStore::persist(IoCallback done) {
@@ -170,18 +148,22 @@ void PagedMetadataStore::persist(IoCallback done) {
 }
 
 void PagedMetadataStore::set_mode(CacheMode mode, IoCallback done) {
-  Op op;
-  op.is_persist = false;
-  op.change.mode = mode;
-  op.change.mirror = true;
-  op.waiters.push_back({EventLoop::current(), std::move(done)});
-  enqueue(std::move(op), false);
+  SuperblockChange change;
+  change.mode = mode;
+  enqueue_superblock_change(std::move(change), std::move(done));
 }
 
 void PagedMetadataStore::set_policies(const PolicyOptions& policies, IoCallback done) {
+  SuperblockChange change;
+  change.policies = policies;
+  enqueue_superblock_change(std::move(change), std::move(done));
+}
+
+// A state change outside persist rounds: both copies hold it at rest.
+void PagedMetadataStore::enqueue_superblock_change(SuperblockChange change, IoCallback done) {
   Op op;
   op.is_persist = false;
-  op.change.policies = policies;
+  op.change = std::move(change);
   op.change.mirror = true;
   op.waiters.push_back({EventLoop::current(), std::move(done)});
   enqueue(std::move(op), false);
@@ -276,35 +258,23 @@ std::shared_ptr<PagedMetadataStore::Round> PagedMetadataStore::take_round() {
     r->first_round = next_round_;
     next_round_ += r->chunks();
     if (r->ends_epoch) r->start_after = next_round_;
-    r->slots.resize(r->pages.size());
-    for (size_t i = 0; i < r->pages.size(); ++i) {
-      r->slots[i] = static_cast<uint8_t>(1 - page_slot_[r->pages[i]]);
-    }
+    assign_slots_locked(*r);
   }
-  encode_pages(*r);
+  encode_round(*r);
   return r;
+}
+
+void PagedMetadataStore::assign_slots_locked(Round& r) const {
+  r.slots.resize(r.pages.size());
+  for (size_t i = 0; i < r.pages.size(); ++i) r.slots[i] = uint8_t(1 - page_slot_[r.pages[i]]);
 }
 
 // Rounds run one at a time, so the snapshot can be taken without the lock: a line changed
 // meanwhile marks its page again and the next round writes it too.
-void PagedMetadataStore::encode_pages(Round& r) {
-  r.buf.resize(r.pages.size() * format::kBlockSize);
-  std::vector<LineRecord> records(layout_.records_per_page);
-  std::vector<std::byte> encoded(size_t{layout_.records_per_page} * layout_.record_size);
-  for (size_t i = 0; i < r.pages.size(); ++i) {
-    uint64_t page = r.pages[i];
-    uint32_t count = layout_.records_in_page(page);
-    page_records(page, std::span(records).first(count));
-    for (uint32_t k = 0; k < count; ++k) {
-      const LineRecord& rec = records[k].in_use() ? records[k] : LineRecord{};
-      EncodeRecord(layout_, rec,
-                   std::span(encoded).subspan(size_t{k} * layout_.record_size, layout_.record_size));
-    }
-    BuildSlot({page, r.first_round + i / kChunk, uuid_, count},
-              std::span(encoded).first(size_t{count} * layout_.record_size),
-              std::span(r.buf).subspan(i * format::kBlockSize, format::kBlockSize));
-  }
-  if (r.marker) journal_.encode(*r.marker, uuid_, source_);
+void PagedMetadataStore::encode_round(Round& r) {
+  r.encode(layout_, uuid_, [this](uint64_t page, std::span<LineRecord> out) {
+    page_records(page, out);
+  });
 }
 
 // A step while the journal is filling up: the pages that hold its oldest rounds' changes, as
@@ -312,7 +282,7 @@ void PagedMetadataStore::encode_pages(Round& r) {
 // epoch's start to the oldest round still needed.
 std::shared_ptr<PagedMetadataStore::Round> PagedMetadataStore::take_step_locked(size_t done) {
   if (!source_ || !staged_.empty() || pages_pending_ || !redo_.empty() ||
-      done >= StepBudget(journal_.used_blocks(), layout_.journal_blocks) ||
+      done >= journal_.steps_wanted() ||
       !dirty_pages_.oldest_round()) {
     return nullptr;
   }
@@ -321,12 +291,9 @@ std::shared_ptr<PagedMetadataStore::Round> PagedMetadataStore::take_step_locked(
   r->marker = journal_.take_marker(r->first_round);
   if (!r->marker) return nullptr;  // full: the next persist checkpoints
   ++next_round_;
-  r->pages = dirty_pages_.take_oldest(StepPages(layout_));
+  r->pages = dirty_pages_.take_oldest(Round::StepPages(layout_));
   r->start_after = dirty_pages_.oldest_round().value_or(next_round_);
-  r->slots.resize(r->pages.size());
-  for (size_t i = 0; i < r->pages.size(); ++i) {
-    r->slots[i] = static_cast<uint8_t>(1 - page_slot_[r->pages[i]]);
-  }
+  assign_slots_locked(*r);
   return r;
 }
 
@@ -337,7 +304,7 @@ void PagedMetadataStore::run_steps(size_t done, IoCallback finish) {
     step = take_step_locked(done);
   }
   if (!step) return finish(Status::Ok());
-  encode_pages(*step);
+  encode_round(*step);
   write_chunks(step, [this, done, finish = std::move(finish)](Status s) mutable {
     if (!s.ok()) return finish(std::move(s));
     run_steps(done + 1, std::move(finish));
@@ -360,14 +327,11 @@ void PagedMetadataStore::run_persist(bool then_mark_clean) {
   std::shared_ptr<Round> round = take_round();
   IoCallback after_pages = [this, round, then_mark_clean](Status s) {
     if (!s.ok() || !then_mark_clean) return finish_front(std::move(s));
-    SuperblockChange clean;
-    clean.clean_shutdown = true;
-    clean.mirror = true;
-    write_superblock(clean, [this](Status s2) { finish_front(std::move(s2)); });
+    write_clean_flag(true, [this](Status s2) { finish_front(std::move(s2)); });
   };
   if (round->pages.empty()) return end_empty_checkpoint(*round, std::move(after_pages));
   if (!round->mark_unclean_first) return write_chunks(round, std::move(after_pages));
-  mark_unclean([this, round, after = std::move(after_pages)](Status s) mutable {
+  write_clean_flag(false, [this, round, after = std::move(after_pages)](Status s) mutable {
     if (!s.ok()) {
       end_chunk(*round, s);
       return after(std::move(s));
@@ -397,12 +361,12 @@ void PagedMetadataStore::end_empty_checkpoint(const Round& round, IoCallback aft
   });
 }
 
-// Records change after a clean close: the superblock must stop claiming a clean shutdown first.
-void PagedMetadataStore::mark_unclean(IoCallback then) {
-  SuperblockChange unclean;
-  unclean.clean_shutdown = false;
-  unclean.mirror = true;
-  write_superblock(unclean, std::move(then));
+// Before records change after a clean close, the superblock stops claiming a clean shutdown.
+void PagedMetadataStore::write_clean_flag(bool clean, IoCallback then) {
+  SuperblockChange change;
+  change.clean_shutdown = clean;
+  change.mirror = true;
+  write_superblock(std::move(change), std::move(then));
 }
 
 std::shared_ptr<RecordJournal::Round> PagedMetadataStore::take_journal_round_locked(
@@ -437,7 +401,7 @@ void PagedMetadataStore::run_journal_round(std::shared_ptr<RecordJournal::Round>
     });
   };
   if (!mark_unclean_first) return write(Status::Ok());
-  mark_unclean(std::move(write));
+  write_clean_flag(false, std::move(write));
 }
 
 // One round per chunk: superblock with the round's intent, flush (which also makes the data the
@@ -453,14 +417,14 @@ void PagedMetadataStore::write_chunks(std::shared_ptr<Round> round, IoCallback d
       end_chunk(*round, s);
       return done(std::move(s));
     }
-    write_pages(round, [this, round, done = std::move(done)](Status s2) mutable {
+    round->write_chunk(ssd_, layout_, [this, round, done = std::move(done)](Status s2) mutable {
       if (!s2.ok()) {
         end_chunk(*round, s2);
         return done(std::move(s2));
       }
       SuperblockChange commit;
       commit.committed_round = round->round();
-      if (round->chunk + 1 == round->chunks()) commit.journal_start_round = round->start_after;
+      if (round->last_chunk()) commit.journal_start_round = round->start_after;
       write_superblock(commit, [this, round, done = std::move(done)](Status s3) mutable {
         end_chunk(*round, s3);
         if (!s3.ok()) return done(std::move(s3));
@@ -471,74 +435,41 @@ void PagedMetadataStore::write_chunks(std::shared_ptr<Round> round, IoCallback d
   });
 }
 
-// The current chunk's page writes, then a flush.
-void PagedMetadataStore::write_pages(std::shared_ptr<Round> round, IoCallback done) {
-  const size_t pages = round->end() - round->begin();
-  auto submit = [this, round, pages](size_t i, IoCallback cb) {
-    if (i == pages) {  // a step's marker, last
-      const RecordJournal::Round& m = *round->marker;
-      return ssd_.write(layout_.journal_block_offset(m.first_block), m.buf, {}, std::move(cb));
-    }
-    size_t at = round->begin() + i;
-    auto slot =
-        std::span<const std::byte>(round->buf).subspan(at * format::kBlockSize, format::kBlockSize);
-    ssd_.write(layout_.slot_offset(round->pages[at], round->slots[at]), slot, {}, std::move(cb));
-  };
-  RunBounded(pages + (round->marker ? 1 : 0), kWriteWindow, std::move(submit),
-             [this, done = std::move(done)](Status s) mutable {
-               if (!s.ok()) return done(std::move(s));
-               ssd_.flush(std::move(done));
-             });
-}
-
 // Records the current chunk as committed, or on failure marks it and every later chunk changed
 // again: retried by the next persist, into the same slots, under a new round.
 void PagedMetadataStore::end_chunk(const Round& round, const Status& status) {
   std::lock_guard lock(mu_);
-  // Committed: its pages' uncommitted slots are overwritten. Failed: the chunk's slots may hold
-  // its round (and any older redo page is in it: redo pages go in the first chunk).
-  if (!status.ok()) pages_pending_ = true;
-  if (status.ok() && round.chunk + 1 == round.chunks()) {
-    if (round.ends_epoch) {
-      journal_.start_epoch();
-    } else if (round.start_after) {
-      journal_.release_before(*round.start_after);
-    }
+  const auto first = round.pages.begin() + round.begin(), last = round.pages.begin() + round.end();
+  if (!status.ok()) {
+    // The chunk's slots may hold its round (and any older redo page is in it: redo pages go in
+    // the first chunk).
+    pages_pending_ = true;
+    redo_.assign(first, last);
+    for (auto it = first; it != round.pages.end(); ++it) dirty_pages_.mark(*it);
+    return;
   }
-  if (status.ok()) {
-    std::erase_if(redo_, [&](uint64_t p) {
-      return std::binary_search(round.pages.begin() + round.begin(),
-                                round.pages.begin() + round.end(), p);
-    });
-  } else {
-    redo_.assign(round.pages.begin() + round.begin(), round.pages.begin() + round.end());
+  // The chunk's pages' uncommitted slots are overwritten.
+  std::erase_if(redo_, [&](uint64_t p) { return std::binary_search(first, last, p); });
+  for (size_t i = round.begin(); i < round.end(); ++i) {
+    page_slot_[round.pages[i]] = round.slots[i];
+    page_seq_[round.pages[i]] = round.round();
   }
-  for (size_t i = round.begin(); i < (status.ok() ? round.end() : round.pages.size()); ++i) {
-    uint64_t page = round.pages[i];
-    if (status.ok()) {
-      page_slot_[page] = round.slots[i];
-      page_seq_[page] = round.round();
-    } else {
-      dirty_pages_.mark(page);
-    }
+  if (!round.last_chunk()) return;
+  if (round.ends_epoch) {
+    journal_.start_epoch();
+  } else if (round.start_after) {
+    journal_.release_before(*round.start_after);
   }
 }
 
 void PagedMetadataStore::write_superblock(SuperblockChange change, IoCallback done) {
-  Superblock next;
+  Superblock current;
   {
     std::lock_guard lock(mu_);
-    next = sb_;
+    current = sb_;
   }
-  // A version 5 cache (no marker, no wrapped journal yet) is written as the current version.
-  next.version = format::kVersion;
-  if (change.mode) next.mode = *change.mode;
-  if (change.policies) next.policies = std::move(*change.policies);
-  if (change.clean_shutdown) next.clean_shutdown = *change.clean_shutdown;
-  if (change.committed_round) next.committed_round = *change.committed_round;
-  if (change.intent) std::tie(next.intent_round, next.intent_pages) = std::move(*change.intent);
-  if (change.journal_start_round) next.journal_start_round = *change.journal_start_round;
-  write_superblock_copy(std::move(next), change.mirror, std::move(done));
+  const bool mirror = change.mirror;
+  write_superblock_copy(std::move(change).applied_to(std::move(current)), mirror, std::move(done));
 }
 
 // Writes `next` (sequence + 1) to the copy that does not hold sb_, flushes, and makes it sb_.

@@ -25,7 +25,9 @@
 #include "cachelib/common/event_loop.h"
 #include "cachelib/metadata/dirty_page_table.h"
 #include "cachelib/metadata/metadata_store.h"
+#include "cachelib/metadata/page_round.h"
 #include "cachelib/metadata/record_journal.h"
+#include "cachelib/metadata/superblock_change.h"
 #include "cachelib/metadata/superblock.h"
 
 namespace tiercache {
@@ -67,42 +69,16 @@ class PagedMetadataStore final : public MetadataStore {
     EventLoop* loop;
     IoCallback cb;
   };
-  struct SuperblockChange {
-    std::optional<CacheMode> mode;
-    std::optional<PolicyOptions> policies;
-    std::optional<bool> clean_shutdown;
-    std::optional<uint64_t> committed_round;
-    std::optional<std::pair<uint64_t, std::vector<uint64_t>>> intent;  // round, pages
-    std::optional<uint64_t> journal_start_round;
-    bool mirror = false;  // write both copies (state changes outside persist rounds)
-  };
   struct Op {
     bool is_persist = true;        // else: a superblock update
     bool then_mark_clean = false;  // persist, then clean_shutdown = true (close_clean)
     SuperblockChange change;       // superblock update
     std::vector<Waiter> waiters;
   };
-  // A checkpoint or a step: the snapshot of changed pages, encoded as slots, in chunks of at most
-  // format::sb::kMaxRoundPages pages, one persist round each.
-  struct Round {
-    static constexpr size_t kChunk = format::sb::kMaxRoundPages;
-    std::vector<uint64_t> pages;  // ascending
-    std::vector<uint8_t> slots;   // the slot each page is written to
-    uint64_t first_round = 0;     // chunk j is written as round first_round + j
-    bool ends_epoch = false;      // the last chunk's commit starts a new journal epoch
-    std::optional<uint64_t> start_after;  // journal_start_round of the last chunk's commit
-    std::unique_ptr<RecordJournal::Round> marker;  // a step's: written with its pages
-    std::vector<std::byte> buf;   // pages.size() encoded 4096-byte slots
-    bool mark_unclean_first = false;
-    size_t chunk = 0;             // the chunk being written
-
-    size_t chunks() const { return (pages.size() + kChunk - 1) / kChunk; }
-    size_t begin() const { return chunk * kChunk; }
-    size_t end() const { return std::min(pages.size(), begin() + kChunk); }
-    uint64_t round() const { return first_round + chunk; }
-  };
+  using Round = PageRound;
 
   void enqueue(Op op, bool join_pending_persist);
+  void enqueue_superblock_change(SuperblockChange change, IoCallback done);
   void run_front();
   void finish_front(Status status);
   static void notify(std::vector<Waiter> waiters, const Status& status);
@@ -111,16 +87,18 @@ class PagedMetadataStore final : public MetadataStore {
   // REQUIRES mu_. The next step after `done` in this persist, or nullptr if the journal needs
   // none or cannot take one.
   std::shared_ptr<Round> take_step_locked(size_t done);
-  void encode_pages(Round& round);
+  // REQUIRES mu_. Each page of `round` goes to the slot that does not hold its committed copy.
+  void assign_slots_locked(Round& round) const;
+  void encode_round(Round& round);
   void run_steps(size_t done, IoCallback finish);
   void run_persist(bool then_mark_clean);
   // REQUIRES mu_. The journal round this persist can be, or nullptr (a checkpoint or a flush).
   std::shared_ptr<RecordJournal::Round> take_journal_round_locked(bool then_mark_clean);
   void run_journal_round(std::shared_ptr<RecordJournal::Round> round, bool mark_unclean_first);
   void end_empty_checkpoint(const Round& round, IoCallback after);
-  void mark_unclean(IoCallback then);
+  // Writes the superblock's clean_shutdown flag to both copies.
+  void write_clean_flag(bool clean, IoCallback then);
   void write_chunks(std::shared_ptr<Round> round, IoCallback done);
-  void write_pages(std::shared_ptr<Round> round, IoCallback done);
   void end_chunk(const Round& round, const Status& status);
   void write_superblock(SuperblockChange change, IoCallback done);
   void write_superblock_copy(Superblock next, bool mirror, IoCallback done);

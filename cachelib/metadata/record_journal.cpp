@@ -58,6 +58,16 @@ std::unique_ptr<RecordJournal::Round> RecordJournal::place(uint64_t round, uint6
   return r;
 }
 
+// One step per persist keeps up with a steady load; four absorb a burst and bound what one FLUSH
+// waits for. Steps start late because a page is rewritten once per pass of the journal over it:
+// the fuller the journal runs, the fewer page writes. If they fall behind, the journal fills and
+// a checkpoint catches up.
+size_t RecordJournal::steps_wanted() const {
+  const uint64_t capacity = layout_.journal_blocks;
+  if (used_ * 4 <= capacity * 3) return 0;
+  return used_ * 8 <= capacity * 7 ? 1 : 4;
+}
+
 void RecordJournal::start_epoch() {
   used_ = 0;
   head_ = 0;

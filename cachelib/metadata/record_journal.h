@@ -53,6 +53,9 @@ class RecordJournal {
   // The epoch now durably starts at `round`: the blocks of older rounds are free.
   void release_before(uint64_t round);
   uint64_t used_blocks() const { return used_; }
+  // How many steps the persist that just appended a round should write, by how full the
+  // journal is: none up to three quarters, one up to seven eighths, then up to four.
+  size_t steps_wanted() const;
 
   // Fills round.buf from the live records (the source takes the engine's locks).
   void encode(Round& round, const std::array<uint8_t, 16>& uuid, const RecordSource& source) const;
