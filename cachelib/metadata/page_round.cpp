@@ -34,20 +34,28 @@ void PageRound::encode(const format::Layout& layout, const std::array<uint8_t, 1
 
 void PageRound::write_chunk(Device& ssd, const format::Layout& layout, IoCallback done) const {
   const size_t count = end() - begin();
-  auto submit = [this, &ssd, &layout, count](size_t i, IoCallback cb) {
-    if (i == count) {  // a step's marker, last
-      return ssd.write(layout.journal_block_offset(marker->first_block), marker->buf, {},
-                       std::move(cb));
+  const RecordJournal::Round* journal = chunk == 0 ? riding.get() : nullptr;
+  auto submit = [this, &ssd, &layout, count, journal](size_t i, IoCallback cb) {
+    if (i >= count) {  // the riding journal round's blocks, last
+      auto block = std::span<const std::byte>(journal->buf)
+                       .subspan((i - count) * format::kBlockSize, format::kBlockSize);
+      return ssd.write(layout.journal_block_offset(journal->position(i - count, layout)), block,
+                       {}, std::move(cb));
     }
     const size_t at = begin() + i;
     auto slot = std::span<const std::byte>(buf).subspan(at * format::kBlockSize, format::kBlockSize);
     ssd.write(layout.slot_offset(pages[at], slots[at]), slot, {}, std::move(cb));
   };
-  RunBounded(count + (marker ? 1 : 0), kWriteWindow, std::move(submit),
+  RunBounded(count + (journal ? journal->blocks() : 0), kWriteWindow, std::move(submit),
              [&ssd, done = std::move(done)](Status s) mutable {
                if (!s.ok()) return done(std::move(s));
                ssd.flush(std::move(done));
              });
+}
+
+void PageRound::write_marker(Device& ssd, const format::Layout& layout, IoCallback done) const {
+  if (!marker || !last_chunk()) return done(Status::Ok());
+  ssd.write(layout.journal_block_offset(marker->first_block), marker->buf, {}, std::move(done));
 }
 
 }  // namespace tiercache

@@ -31,7 +31,9 @@ struct PageRound {
   uint64_t first_round = 0;     // chunk j is written as round first_round + j
   bool ends_epoch = false;      // the last chunk's commit starts a new journal epoch
   std::optional<uint64_t> start_after;  // journal_start_round of the last chunk's commit
-  std::unique_ptr<RecordJournal::Round> marker;  // a step's: written with its pages
+  std::unique_ptr<RecordJournal::Round> marker;  // a step's: written with its commit
+  // A journal round written with the first chunk's pages (it shares the round's flushes).
+  std::shared_ptr<const RecordJournal::Round> riding;
   std::vector<std::byte> buf;   // pages.size() encoded 4096-byte slots
   bool mark_unclean_first = false;
   size_t chunk = 0;             // the chunk being written
@@ -50,8 +52,12 @@ struct PageRound {
   // Fills buf with every page's slot, records from `records` (and seals the marker, if any).
   void encode(const format::Layout& layout, const std::array<uint8_t, 16>& uuid,
               const PageRecords& records);
-  // Writes the current chunk's pages (and the marker), up to 32 in flight, then flushes.
+  // Writes the current chunk's pages (and the riding journal round's blocks), up to 32 in
+  // flight, then flushes.
   void write_chunk(Device& ssd, const format::Layout& layout, IoCallback done) const;
+  // Writes the marker, if any, without a flush: the commit's flush covers it (a commit whose
+  // marker was lost leaves the marker's round the newest, which the load may find missing).
+  void write_marker(Device& ssd, const format::Layout& layout, IoCallback done) const;
 };
 
 }  // namespace tiercache

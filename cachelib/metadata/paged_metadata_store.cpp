@@ -20,7 +20,7 @@ PagedMetadataStore::PagedMetadataStore(Device& ssd, State s)
       uuid_(s.sb.uuid),
       sb_(s.sb),
       sb_copy_(s.sb_copy),
-      images_(std::move(s.images)),
+      loaded_(layout_, std::move(s.images)),
       page_seq_(std::move(s.page_seq)),
       page_slot_(std::move(s.page_slot)),
       next_round_(std::max({s.sb.intent_round, s.sb.committed_round, s.newest_journal_round}) + 1),
@@ -30,7 +30,6 @@ PagedMetadataStore::PagedMetadataStore(Device& ssd, State s)
       // so a cache whose next round is not the start checkpoints first.
       pages_pending_(s.journal_in_use || !s.dirty_pages.empty() ||
                      next_round_ != s.sb.journal_start_round) {
-  assert(images_.size() == layout_.page_count * layout_.records_per_page * layout_.record_size);
   info_.uuid = sb_.uuid;
   info_.version = sb_.version;
   info_.core = sb_.core;
@@ -45,42 +44,18 @@ PagedMetadataStore::PagedMetadataStore(Device& ssd, State s)
   std::sort(redo_.begin(), redo_.end());
 }
 
-std::span<const std::byte> PagedMetadataStore::image(uint64_t page) const {
-  size_t bytes = size_t{layout_.records_per_page} * layout_.record_size;
-  return std::span<const std::byte>(images_.data() + page * bytes, bytes);
-}
-
-LineRecord PagedMetadataStore::loaded_record(uint64_t line) const {
-  assert(line < layout_.line_count);
-  if (images_.empty()) return LineRecord{};
-  uint64_t page = line / layout_.records_per_page;
-  size_t at = (line % layout_.records_per_page) * layout_.record_size;
-  // Open checked every record, and a free record decodes as free.
-  Result<LineRecord> r = DecodeRecord(layout_, image(page).subspan(at, layout_.record_size),
-                                      ~uint64_t{0});
-  return r.ok() ? *r : LineRecord{};
-}
+LineRecord PagedMetadataStore::loaded_record(uint64_t line) const { return loaded_.record(line); }
 
 void PagedMetadataStore::for_each_loaded(
     const std::function<void(uint64_t, const LineRecord&)>& fn) const {
-  if (images_.empty()) return;
-  for (uint64_t page = 0; page < layout_.page_count; ++page) {
-    // Never written by a page round and no journal entry replayed into it: all free.
-    if (page_seq_[page] == 0 && !dirty_pages_.dirty(page)) continue;
-    const uint64_t first = page * layout_.records_per_page;
-    const uint32_t count = layout_.records_in_page(page);
-    for (uint32_t r = 0; r < count; ++r) {
-      Result<LineRecord> rec = DecodeRecord(
-          layout_, image(page).subspan(size_t{r} * layout_.record_size, layout_.record_size),
-          ~uint64_t{0});
-      if (rec.ok() && rec->in_use()) fn(first + r, *rec);
-    }
-  }
+  // A page never written by a page round and with no journal entry replayed into it: all free.
+  loaded_.for_each_in_use(
+      [this](uint64_t page) { return page_seq_[page] != 0 || dirty_pages_.dirty(page); }, fn);
 }
 
 void PagedMetadataStore::release_loaded() {
   std::lock_guard lock(mu_);
-  if (staged_.empty()) std::vector<std::byte>().swap(images_);
+  if (staged_.empty()) loaded_.release();
 }
 
 void PagedMetadataStore::set_record_source(RecordSource source) {
@@ -107,7 +82,7 @@ void PagedMetadataStore::set_record(uint64_t line, const LineRecord& record) {
   assert(!source_ && "set_record is for stores without a record source");
   if (staged_.empty()) {
     staged_.resize(layout_.line_count);
-    for (uint64_t l = 0; l < layout_.line_count && !images_.empty(); ++l) {
+    for (uint64_t l = 0; l < layout_.line_count && !loaded_.empty(); ++l) {
       staged_[l] = loaded_record(l);
     }
   }
@@ -386,6 +361,18 @@ std::shared_ptr<RecordJournal::Round> PagedMetadataStore::take_journal_round_loc
 void PagedMetadataStore::run_journal_round(std::shared_ptr<RecordJournal::Round> round,
                                            bool mark_unclean_first) {
   journal_.encode(*round, uuid_, source_);
+  std::shared_ptr<Round> step;
+  {
+    std::lock_guard lock(mu_);
+    step = take_step_locked(0);
+  }
+  if (step) {
+    // The round rides with the first step: the step's intent flush makes the data the records
+    // describe durable, its page flush the blocks. Three flushes for both instead of five. A
+    // crash may leave the step's pages and not the round: they hold the round's changes anyway.
+    step->riding = round;
+    encode_round(*step);
+  }
   auto fail_or_finish = [this](Status s) {
     if (!s.ok()) {
       std::lock_guard lock(mu_);
@@ -393,11 +380,12 @@ void PagedMetadataStore::run_journal_round(std::shared_ptr<RecordJournal::Round>
     }
     finish_front(std::move(s));
   };
-  auto write = [this, round, fail_or_finish](Status s) mutable {
+  auto write = [this, round, step, fail_or_finish](Status s) mutable {
     if (!s.ok()) return fail_or_finish(std::move(s));
-    journal_.write(ssd_, std::move(round), [this, fail_or_finish](Status s2) mutable {
+    if (!step) return journal_.write(ssd_, std::move(round), std::move(fail_or_finish));
+    write_chunks(step, [this, fail_or_finish](Status s2) mutable {
       if (!s2.ok()) return fail_or_finish(std::move(s2));
-      run_steps(0, std::move(fail_or_finish));
+      run_steps(1, std::move(fail_or_finish));
     });
   };
   if (!mark_unclean_first) return write(Status::Ok());
@@ -405,7 +393,8 @@ void PagedMetadataStore::run_journal_round(std::shared_ptr<RecordJournal::Round>
 }
 
 // One round per chunk: superblock with the round's intent, flush (which also makes the data the
-// new records describe durable), page writes, flush, superblock with the round committed, flush.
+// new records describe durable), page writes, flush, a step's marker and the superblock with the
+// round committed, flush.
 void PagedMetadataStore::write_chunks(std::shared_ptr<Round> round, IoCallback done) {
   if (round->chunk == round->chunks()) return done(Status::Ok());
   SuperblockChange intent;
@@ -422,14 +411,20 @@ void PagedMetadataStore::write_chunks(std::shared_ptr<Round> round, IoCallback d
         end_chunk(*round, s2);
         return done(std::move(s2));
       }
-      SuperblockChange commit;
-      commit.committed_round = round->round();
-      if (round->last_chunk()) commit.journal_start_round = round->start_after;
-      write_superblock(commit, [this, round, done = std::move(done)](Status s3) mutable {
-        end_chunk(*round, s3);
-        if (!s3.ok()) return done(std::move(s3));
-        ++round->chunk;
-        write_chunks(round, std::move(done));
+      round->write_marker(ssd_, layout_, [this, round, done = std::move(done)](Status s3) mutable {
+        if (!s3.ok()) {
+          end_chunk(*round, s3);
+          return done(std::move(s3));
+        }
+        SuperblockChange commit;
+        commit.committed_round = round->round();
+        if (round->last_chunk()) commit.journal_start_round = round->start_after;
+        write_superblock(commit, [this, round, done = std::move(done)](Status s4) mutable {
+          end_chunk(*round, s4);
+          if (!s4.ok()) return done(std::move(s4));
+          ++round->chunk;
+          write_chunks(round, std::move(done));
+        });
       });
     });
   });

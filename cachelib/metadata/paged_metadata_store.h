@@ -24,6 +24,7 @@
 
 #include "cachelib/common/event_loop.h"
 #include "cachelib/metadata/dirty_page_table.h"
+#include "cachelib/metadata/loaded_records.h"
 #include "cachelib/metadata/metadata_store.h"
 #include "cachelib/metadata/page_round.h"
 #include "cachelib/metadata/record_journal.h"
@@ -103,7 +104,6 @@ class PagedMetadataStore final : public MetadataStore {
   void write_superblock(SuperblockChange change, IoCallback done);
   void write_superblock_copy(Superblock next, bool mirror, IoCallback done);
 
-  std::span<const std::byte> image(uint64_t page) const;
   // The records of `page` as they are now (source, staged copy or loaded image).
   void page_records(uint64_t page, std::span<LineRecord> out);
 
@@ -115,7 +115,7 @@ class PagedMetadataStore final : public MetadataStore {
   std::mutex mu_;
   Superblock sb_;                     // GUARDED_BY(mu_): the durable superblock
   uint32_t sb_copy_;                  // GUARDED_BY(mu_): the copy holding sb_
-  std::vector<std::byte> images_;     // GUARDED_BY(mu_): as loaded, until release_loaded()
+  LoadedRecords loaded_;              // GUARDED_BY(mu_): until release_loaded()
   std::vector<LineRecord> staged_;    // GUARDED_BY(mu_): every record, once set_record() is used
   std::vector<uint64_t> page_seq_;    // GUARDED_BY(mu_): round of each page's committed slot
   std::vector<uint8_t> page_slot_;    // GUARDED_BY(mu_)

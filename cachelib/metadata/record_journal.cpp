@@ -111,8 +111,7 @@ void RecordJournal::write(Device& ssd, std::shared_ptr<const Round> round, IoCal
     auto submit = [this, &ssd, round](size_t i, IoCallback cb) {
       auto block = std::span<const std::byte>(round->buf)
                        .subspan(i * format::kBlockSize, format::kBlockSize);
-      const uint64_t at = (round->first_block + i) % layout_.journal_blocks;  // a ring
-      ssd.write(layout_.journal_block_offset(at), block, {}, std::move(cb));
+      ssd.write(layout_.journal_block_offset(round->position(i, layout_)), block, {}, std::move(cb));
     };
     RunBounded(round->blocks(), kWriteWindow, std::move(submit),
                [&ssd, done = std::move(done)](Status s2) mutable {

@@ -28,6 +28,10 @@ class RecordJournal {
     std::vector<uint64_t> lines;  // ascending, unique
     std::vector<std::byte> buf;   // blocks * 4096 bytes
     size_t blocks() const { return buf.size() / format::kBlockSize; }
+    // Where block `i` goes: the journal is a ring.
+    uint64_t position(size_t i, const format::Layout& layout) const {
+      return (first_block + i) % layout.journal_blocks;
+    }
   };
   using RecordSource = std::function<void(uint64_t first, std::span<LineRecord> out)>;
 
