@@ -82,6 +82,24 @@ class MetadataJournalTest : public ::testing::Test {
     ssd_.write_now(offset, junk);
   }
   Status OpenStatus() { return SyncOpen(loop_, ssd_, kCore).status(); }
+  // Damages journal block `block` (a torn write's bytes) and expects the load to name round
+  // `missing` as lost before round `later`.
+  void ExpectMissingRound(uint64_t block, uint64_t missing, uint64_t later) {
+    Scribble(layout_.journal_block_offset(block) + 1024);
+    Status s = OpenStatus();
+    EXPECT_EQ(s.code(), Status::Code::kCorruption);
+    EXPECT_EQ(s.message(), "ssd0: journal round " + std::to_string(missing) +
+                               " is missing but round " + std::to_string(later) +
+                               " was written after it: the journal is damaged");
+  }
+  // A crash (no clean close): the reopened store loads every record as it was.
+  void CrashAndExpectEveryRecord(std::unique_ptr<MetadataStore>& store) {
+    const std::map<uint64_t, LineRecord> expected = live_;
+    store.reset();
+    live_.clear();
+    store = Open();
+    EXPECT_EQ(live_, expected);
+  }
   // Rewrites journal block `index` through `edit`, with a valid checksum: a whole write of bad
   // content, not a torn one.
   void EditJournalBlock(uint64_t index, const std::function<void(std::span<std::byte>)>& edit) {
@@ -213,11 +231,7 @@ TEST_F(MetadataJournalTest, ATornNewestRoundIsDropped) {
 
 TEST_F(MetadataJournalTest, ADamagedOlderRoundIsCorruption) {
   TwoJournalRounds();
-  Scribble(layout_.journal_block_offset(0) + 1024);
-  Status s = OpenStatus();
-  EXPECT_EQ(s.code(), Status::Code::kCorruption);
-  EXPECT_EQ(s.message(), "ssd0: journal round 1 is missing but round 2 was written after it: the "
-                         "journal is damaged");
+  ExpectMissingRound(0, 1, 2);
 }
 
 TEST_F(MetadataJournalTest, AnOlderRoundMissingABlockIsCorruption) {
@@ -292,11 +306,7 @@ TEST_F(MetadataJournalTest, StepsFreeTheOldestRoundsAndTheRingWraps) {
   EXPECT_EQ(sb.journal_start_round, 3u);
   EXPECT_EQ(sb.committed_round, 10u);
   EXPECT_EQ(BlockHeader(2).round, 2u);  // left over, below the epoch's start: ignored
-  std::map<uint64_t, LineRecord> expected = live_;
-  store.reset();  // a crash: rounds 3-10, around the ring's end
-  live_.clear();
-  store = Open();
-  EXPECT_EQ(live_, expected);
+  CrashAndExpectEveryRecord(store);  // rounds 3-10, around the ring's end
 }
 
 // A step whose commit leaves older rounds needed: its marker fills the epoch's sequence of
@@ -310,17 +320,9 @@ TEST_F(MetadataJournalTest, AStepLeavesAMarkerThatKeepsTheEpochConsecutive) {
   ASSERT_TRUE(SyncPersist(loop_, *store).ok());  // round 9, then the step of page 1: round 10
   EXPECT_EQ(NewestSuperblock().journal_start_round, 3u);  // round 8's marker is in the epoch
   EXPECT_EQ(BlockHeader(14).round, 9u);
-  std::map<uint64_t, LineRecord> expected = live_;
-  store.reset();  // a crash
-  live_.clear();
-  store = Open();
-  EXPECT_EQ(live_, expected);
+  CrashAndExpectEveryRecord(store);
   store.reset();
-  Scribble(layout_.journal_block_offset(13) + 1024);
-  Status s = OpenStatus();
-  EXPECT_EQ(s.code(), Status::Code::kCorruption);
-  EXPECT_EQ(s.message(), "ssd0: journal round 8 is missing but round 9 was written after it: the "
-                         "journal is damaged");
+  ExpectMissingRound(13, 8, 9);
 }
 
 // A step's failure fails its persist (the SSD is failing) and leaves no gap: the next persist is
@@ -340,11 +342,7 @@ TEST_F(MetadataJournalTest, AFailedStepFailsThePersistAndTheNextOneCheckpoints) 
   EXPECT_EQ(counting_.flushes, 3u);
   EXPECT_EQ(SlotRound(0, 1), 9u);
   EXPECT_EQ(NewestSuperblock().journal_start_round, 10u);
-  std::map<uint64_t, LineRecord> expected = live_;
-  store.reset();
-  live_.clear();
-  store = Open();
-  EXPECT_EQ(live_, expected);
+  CrashAndExpectEveryRecord(store);
 }
 
 TEST_F(MetadataJournalTest, MoreChangesThanTheJournalHoldsCheckpoint) {

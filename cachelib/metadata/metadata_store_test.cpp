@@ -43,6 +43,16 @@ class MetadataStoreTest : public ::testing::Test {
     return r.ok() ? std::move(r).value() : nullptr;
   }
   Status OpenStatus(const CoreIdentity& core) { return SyncOpen(loop_, ssd_, core).status(); }
+  // Rewrites the format version of both superblock copies (with valid checksums).
+  void SetVersionOnDevice(uint32_t version) {
+    std::vector<std::byte> copy(format::kBlockSize);
+    for (uint64_t at : format::kSuperblockOffset) {
+      ssd_.read_now(at, copy);
+      format::PutU32(copy, format::sb::kVersion, version);
+      format::PutU64(copy, format::sb::kChecksum, format::Checksum(std::span(copy).subspan(16)));
+      ssd_.write_now(at, copy);
+    }
+  }
   // Overwrites `length` bytes at `offset` with 0xA5.
   void Scribble(uint64_t offset, size_t length) {
     std::vector<std::byte> junk(length, std::byte{0xA5});
@@ -236,17 +246,12 @@ TEST_F(MetadataStoreTest, AVersion5CacheOpensAndBecomesVersion6) {
     (*store)->set_record(3, MakeRecord(1, 77, 16, true));
     ASSERT_TRUE(SyncCloseClean(loop_, **store).ok());
   }
-  std::vector<std::byte> copy(format::kBlockSize);
-  for (uint64_t at : format::kSuperblockOffset) {
-    ssd_.read_now(at, copy);
-    format::PutU32(copy, format::sb::kVersion, 5);
-    format::PutU64(copy, format::sb::kChecksum, format::Checksum(std::span(copy).subspan(16)));
-    ssd_.write_now(at, copy);
-  }
+  SetVersionOnDevice(5);
   auto store = SyncOpen(loop_, ssd_, Core());
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   EXPECT_EQ((*store)->loaded_record(3), MakeRecord(1, 77, 16, true));
   EXPECT_EQ((*store)->info().version, 6u);
+  std::vector<std::byte> copy(format::kBlockSize);
   for (uint64_t at : format::kSuperblockOffset) {
     ssd_.read_now(at, copy);
     EXPECT_EQ(format::GetU32(copy, format::sb::kVersion), 6u);
@@ -257,13 +262,7 @@ TEST_F(MetadataStoreTest, AVersion5CacheOpensAndBecomesVersion6) {
 // to do.
 TEST_F(MetadataStoreTest, OpenRefusesAnOlderFormatVersionNamingTheWayOut) {
   ASSERT_TRUE(SyncFormat(loop_, ssd_, Core(), Options()).ok());
-  std::vector<std::byte> copy(format::kBlockSize);
-  for (uint64_t at : format::kSuperblockOffset) {
-    ssd_.read_now(at, copy);
-    format::PutU32(copy, format::sb::kVersion, 3);
-    format::PutU64(copy, format::sb::kChecksum, format::Checksum(std::span(copy).subspan(16)));
-    ssd_.write_now(at, copy);
-  }
+  SetVersionOnDevice(3);
   Status s = OpenStatus(Core());
   EXPECT_EQ(s.code(), Status::Code::kNotSupported);
   EXPECT_EQ(s.message(),
