@@ -131,6 +131,19 @@ std::string DescribeIo(const ControlJson& io) {
   return device("cache") + ", " + device("core");
 }
 
+// "journal 12 of 162 blocks; 340 journal rounds, 5 steps, 1 checkpoint since open".
+std::string DescribeMetadata(const ControlJson& m) {
+  auto count = [&m](const char* key, const char* one, const char* many) {
+    const uint64_t n = JsonU64(m, key);
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+  };
+  return "journal " + std::to_string(JsonU64(m, "journal_blocks_used")) + " of " +
+         count("journal_blocks", "block", "blocks") + "; " +
+         count("journal_rounds", "journal round", "journal rounds") + ", " +
+         count("steps", "step", "steps") + ", " +
+         count("checkpoints", "checkpoint", "checkpoints") + " since open";
+}
+
 }  // namespace
 
 std::string FormatLatency(Nanos latency) {
@@ -188,6 +201,12 @@ void PrintStatus(const ControlJson& s, std::ostream& out) {
   std::string io;
   auto io_it = s.is_object() ? s.find("io") : s.end();
   if (io_it != s.end() && io_it->is_object()) io = "io:         " + DescribeIo(*io_it) + "\n";
+  // Only from a tiercached with the record journal's steps (format version 6).
+  std::string metadata;
+  auto md_it = s.is_object() ? s.find("metadata") : s.end();
+  if (md_it != s.end() && md_it->is_object()) {
+    metadata = "metadata:   " + DescribeMetadata(*md_it) + "\n";
+  }
   out << "state:      " << JsonString(s, "state") << " (pid " << JsonU64(s, "pid") << ", up "
       << JsonU64(s, "uptime_seconds") << " s)\n"
       << "cache:      " << JsonString(s, "cache") << " (" << FormatSize(JsonU64(s, "cache_size"))
@@ -196,6 +215,7 @@ void PrintStatus(const ControlJson& s, std::ostream& out) {
       << ")\n"
       << "export:     " << (exported.empty() ? "none" : exported) << "\n"
       << io
+      << metadata
       << "mode:       " << JsonString(s, "mode") << "\n"
       << policies
       << "line size:  " << FormatSize(JsonU64(s, "line_size")) << "\n"

@@ -155,6 +155,21 @@ TEST(ReplyPrinterTest, StatusShowsEachDevicesBackendAndMeanQueueDepth) {
   EXPECT_EQ(old_daemon.str().find("io:"), std::string::npos);
 }
 
+TEST(ReplyPrinterTest, StatusShowsTheRecordJournal) {
+  std::ostringstream out;
+  PrintStatus(ControlJson::parse(
+                  R"({"mode":"wt","export":"","metadata":{"journal_rounds":340,"steps":1,)"
+                  R"("checkpoints":0,"journal_blocks_used":12,"journal_blocks":162}})"),
+              out);
+  EXPECT_NE(out.str().find("metadata:   journal 12 of 162 blocks; 340 journal rounds, 1 step, 0 "
+                           "checkpoints since open\n"),
+            std::string::npos)
+      << out.str();
+  std::ostringstream old_daemon;
+  PrintStatus(ControlJson::parse(R"({"mode":"wt"})"), old_daemon);
+  EXPECT_EQ(old_daemon.str().find("metadata:"), std::string::npos);
+}
+
 TEST(ReplyPrinterTest, StatusShowsHowTheSocketsMoveBytes) {
   std::ostringstream out;
   PrintStatus(ControlJson::parse(R"({"mode":"wt","export":"/run/x.sock","export_io":"io_uring"})"),

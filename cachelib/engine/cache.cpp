@@ -91,6 +91,8 @@ void Cache::set_mode(CacheMode mode, bool drain, IoCallback done) {
 
 PolicyOptions Cache::policies() const { return engine_->policies(); }
 
+MetadataCounters Cache::metadata_counters() const { return engine_->store->counters(); }
+
 void Cache::set_policies(const PolicyOptions& next, IoCallback done) {
   engine_->set_policies(next, std::move(done));
 }

@@ -160,6 +160,8 @@ class Cache final : public Device {
   CacheCounters counters() const;
   CacheLatency latency() const;
   CacheHealth health() const;
+  // The metadata store's rounds since open and its journal's fill. Thread-safe.
+  MetadataCounters metadata_counters() const;
   // Brings a repaired or replaced SSD back into the data path: reads the superblock back from the
   // SSD and, if that works, clears the failed state and the error window (health "ok"). IoError
   // naming the failed check otherwise, and the health is unchanged.

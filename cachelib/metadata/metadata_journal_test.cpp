@@ -306,6 +306,12 @@ TEST_F(MetadataJournalTest, StepsFreeTheOldestRoundsAndTheRingWraps) {
   EXPECT_EQ(sb.journal_start_round, 3u);
   EXPECT_EQ(sb.committed_round, 10u);
   EXPECT_EQ(BlockHeader(2).round, 2u);  // left over, below the epoch's start: ignored
+  const MetadataCounters c = store->counters();
+  EXPECT_EQ(c.journal_rounds, 8u);
+  EXPECT_EQ(c.steps, 2u);
+  EXPECT_EQ(c.checkpoints, 0u);
+  EXPECT_EQ(c.journal_blocks_used, 14u);  // rounds 3-7 (9 blocks), 8, 9 (3 blocks), 10
+  EXPECT_EQ(c.journal_blocks, 16u);
   CrashAndExpectEveryRecord(store);  // rounds 3-10, around the ring's end
 }
 
@@ -342,6 +348,8 @@ TEST_F(MetadataJournalTest, AFailedStepFailsThePersistAndTheNextOneCheckpoints) 
   EXPECT_EQ(counting_.flushes, 3u);
   EXPECT_EQ(SlotRound(0, 1), 9u);
   EXPECT_EQ(NewestSuperblock().journal_start_round, 10u);
+  EXPECT_EQ(store->counters().checkpoints, 1u);
+  EXPECT_EQ(store->counters().journal_blocks_used, 0u);  // a new epoch
   CrashAndExpectEveryRecord(store);
 }
 

@@ -63,6 +63,15 @@ struct SuperblockInfo {
   PolicyOptions policies;           // as recorded when loaded (create or set_policies)
 };
 
+// What the store wrote since open, and how full the record journal is (tiercache status).
+struct MetadataCounters {
+  uint64_t journal_rounds = 0;  // persists that appended the changed records to the journal
+  uint64_t steps = 0;           // page rounds that freed the journal's oldest rounds
+  uint64_t checkpoints = 0;     // persists that wrote every changed page
+  uint64_t journal_blocks_used = 0;  // blocks the journal's live rounds hold now
+  uint64_t journal_blocks = 0;       // the journal's size in 4 KiB blocks
+};
+
 class MetadataStore {
  public:
   using OpenCallback = std::function<void(Result<std::unique_ptr<MetadataStore>>)>;
@@ -112,6 +121,8 @@ class MetadataStore {
   virtual void set_policies(const PolicyOptions& policies, IoCallback done) = 0;
   // persist(), then superblock clean_shutdown = true, then flush.
   virtual void close_clean(IoCallback done) = 0;
+  // Thread-safe.
+  virtual MetadataCounters counters() const = 0;
 
   virtual ~MetadataStore() = default;
 

@@ -216,6 +216,7 @@ std::shared_ptr<PagedMetadataStore::Round> PagedMetadataStore::take_round() {
   {
     std::lock_guard lock(mu_);
     r->pages = dirty_pages_.take_all();
+    if (!r->pages.empty()) ++counters_.checkpoints;
     // Redo pages first (they fit in the first round), then each round's pages ascending.
     auto rest = std::stable_partition(r->pages.begin(), r->pages.end(), [this](uint64_t p) {
       return std::binary_search(redo_.begin(), redo_.end(), p);
@@ -269,6 +270,7 @@ std::shared_ptr<PagedMetadataStore::Round> PagedMetadataStore::take_step_locked(
   r->pages = dirty_pages_.take_oldest(Round::StepPages(layout_));
   r->start_after = dirty_pages_.oldest_round().value_or(next_round_);
   assign_slots_locked(*r);
+  ++counters_.steps;
   return r;
 }
 
@@ -351,6 +353,7 @@ std::shared_ptr<RecordJournal::Round> PagedMetadataStore::take_journal_round_loc
   std::unique_ptr<RecordJournal::Round> r = journal_.take(next_round_);
   if (!r) return nullptr;  // nothing changed, or it does not fit: a checkpoint
   ++next_round_;
+  ++counters_.journal_rounds;
   for (uint64_t line : r->lines) dirty_pages_.journaled(line / layout_.records_per_page, r->round);
   return r;
 }

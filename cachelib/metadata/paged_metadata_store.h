@@ -64,6 +64,13 @@ class PagedMetadataStore final : public MetadataStore {
   void set_mode(CacheMode mode, IoCallback done) override;
   void set_policies(const PolicyOptions& policies, IoCallback done) override;
   void close_clean(IoCallback done) override;
+  MetadataCounters counters() const override {
+    std::lock_guard lock(mu_);
+    MetadataCounters c = counters_;
+    c.journal_blocks_used = journal_.used_blocks();
+    c.journal_blocks = layout_.journal_blocks;
+    return c;
+  }
 
  private:
   struct Waiter {
@@ -112,7 +119,8 @@ class PagedMetadataStore final : public MetadataStore {
   const std::array<uint8_t, 16> uuid_;
   RecordSource source_;  // set once, before any persist that needs it
 
-  std::mutex mu_;
+  mutable std::mutex mu_;
+  MetadataCounters counters_;         // GUARDED_BY(mu_): the journal's fill is read on demand
   Superblock sb_;                     // GUARDED_BY(mu_): the durable superblock
   uint32_t sb_copy_;                  // GUARDED_BY(mu_): the copy holding sb_
   LoadedRecords loaded_;              // GUARDED_BY(mu_): until release_loaded()

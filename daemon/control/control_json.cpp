@@ -214,6 +214,13 @@ json StatusToJson(const ControlStatus& s, CacheMode mode, const CacheCounters& c
   if (!s.cache_io.backend.empty()) {
     j["io"] = json{{"cache", DeviceIoToJson(s.cache_io)}, {"core", DeviceIoToJson(s.core_io)}};
   }
+  if (s.metadata.journal_blocks != 0) {
+    j["metadata"] = json{{"journal_rounds", s.metadata.journal_rounds},
+                         {"steps", s.metadata.steps},
+                         {"checkpoints", s.metadata.checkpoints},
+                         {"journal_blocks_used", s.metadata.journal_blocks_used},
+                         {"journal_blocks", s.metadata.journal_blocks}};
+  }
   return j;
 }
 

@@ -39,6 +39,8 @@ struct ControlStatus {
   // The SSD's health: "ok", "degraded" or "failed", error counts, dirty bytes at risk.
   CacheHealth health;
   DeviceIoStatus cache_io, core_io;
+  // The metadata store's rounds and journal fill; journal_blocks 0: not reported.
+  MetadataCounters metadata;
 };
 
 class ControlTarget {

@@ -139,6 +139,7 @@ ControlStatus CacheService::status() const {
   s.health = cache_->health();
   s.cache_io = {devices_->ssd.file().backend_name(), devices_->ssd.file().io_counters()};
   s.core_io = {devices_->core.file().backend_name(), devices_->core.file().io_counters()};
+  s.metadata = cache_->metadata_counters();
   return s;
 }
 

@@ -148,6 +148,11 @@ rm ssd.before
 # --- kill -9 in wb after a FLUSH ------------------------------------------------------------
 start_tiercached ssd.img
 tc_cli mode wb >/dev/null
+# A small write's FLUSH is one record-journal round (docs/on-disk-format.md "Record journal").
+nbdsh -u "$TC_URI" -c "h.pwrite(bytes([7]) * 4096, 80 << 20); h.flush()"
+md="$(tc_cli status --json | jq -c .status.metadata)"
+[ "$(jq -r '.journal_rounds, .steps, .checkpoints' <<<"$md" | tr '\n' ' ')" = "1 0 0 " ] ||
+  fail "a FLUSH after a clean open is not one journal round: $md"
 # Foreground reads every 50 ms keep the idle cleaner away, so the data is still dirty (only on
 # the SSD) when the daemon is killed.
 start_trickle "$TC_URI"
