@@ -117,6 +117,18 @@ TEST(ReplyPrinterTest, StatsByteHitRatioAndMistypedPolicyCounters) {
             "tracked\n");
 }
 
+// A status line that only a daemon sending its field has: `text` is in the status printed from
+// `json`, and no `label` line is printed from a status without the field.
+void ExpectLineOnlyWhenSent(const std::string& json, const std::string& text,
+                            const std::string& label) {
+  std::ostringstream out;
+  PrintStatus(ControlJson::parse(json), out);
+  EXPECT_NE(out.str().find(text), std::string::npos) << out.str();
+  std::ostringstream old_daemon;
+  PrintStatus(ControlJson::parse(R"({"mode":"wt"})"), old_daemon);
+  EXPECT_EQ(old_daemon.str().find(label), std::string::npos);
+}
+
 TEST(ReplyPrinterTest, StatusShowsTheSsdHealthInOneLine) {
   std::ostringstream ok;
   PrintStatus(ControlJson::parse(R"({"mode":"wt","health":"ok","ssd_errors":{"read":0,)"
@@ -137,37 +149,23 @@ TEST(ReplyPrinterTest, StatusShowsTheSsdHealthInOneLine) {
 }
 
 TEST(ReplyPrinterTest, StatusShowsEachDevicesBackendAndMeanQueueDepth) {
-  std::ostringstream out;
-  PrintStatus(ControlJson::parse(
-                  R"({"mode":"wt","export":"/run/x.sock","io":{"cache":{"backend":"io_uring",)"
-                  R"("rounds":4,"submit_calls":4,"ops":50,"in_flight_sum":57,"merged":30},)"
-                  R"("core":{"backend":"libaio","rounds":0,"submit_calls":0,"ops":0,)"
-                  R"("in_flight_sum":0}}})"),
-              out);
-  EXPECT_NE(out.str().find("export:     /run/x.sock\n"
-                           "io:         cache io_uring (mean queue depth 14.2, 30 merged), core "
-                           "libaio (mean "
-                           "queue depth -)\n"),
-            std::string::npos)
-      << out.str();
-  std::ostringstream old_daemon;
-  PrintStatus(ControlJson::parse(R"({"mode":"wt"})"), old_daemon);
-  EXPECT_EQ(old_daemon.str().find("io:"), std::string::npos);
+  ExpectLineOnlyWhenSent(
+      R"({"mode":"wt","export":"/run/x.sock","io":{"cache":{"backend":"io_uring",)"
+      R"("rounds":4,"submit_calls":4,"ops":50,"in_flight_sum":57,"merged":30},)"
+      R"("core":{"backend":"libaio","rounds":0,"submit_calls":0,"ops":0,"in_flight_sum":0}}})",
+      "export:     /run/x.sock\n"
+      "io:         cache io_uring (mean queue depth 14.2, 30 merged), core libaio (mean "
+      "queue depth -)\n",
+      "io:");
 }
 
 TEST(ReplyPrinterTest, StatusShowsTheRecordJournal) {
-  std::ostringstream out;
-  PrintStatus(ControlJson::parse(
-                  R"({"mode":"wt","export":"","metadata":{"journal_rounds":340,"steps":1,)"
-                  R"("checkpoints":0,"journal_blocks_used":12,"journal_blocks":162}})"),
-              out);
-  EXPECT_NE(out.str().find("metadata:   journal 12 of 162 blocks; 340 journal rounds, 1 step, 0 "
-                           "checkpoints since open\n"),
-            std::string::npos)
-      << out.str();
-  std::ostringstream old_daemon;
-  PrintStatus(ControlJson::parse(R"({"mode":"wt"})"), old_daemon);
-  EXPECT_EQ(old_daemon.str().find("metadata:"), std::string::npos);
+  ExpectLineOnlyWhenSent(
+      R"({"mode":"wt","export":"","metadata":{"journal_rounds":340,"steps":1,)"
+      R"("checkpoints":0,"journal_blocks_used":12,"journal_blocks":162}})",
+      "metadata:   journal 12 of 162 blocks; 340 journal rounds, 1 step, 0 checkpoints since "
+      "open\n",
+      "metadata:");
 }
 
 TEST(ReplyPrinterTest, StatusShowsHowTheSocketsMoveBytes) {
