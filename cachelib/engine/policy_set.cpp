@@ -23,7 +23,6 @@ Result<ShardPolicies> MakeShardPolicies(const PolicyOptions& options, uint32_t l
 
 Result<ShardPolicies> MakeChangedPolicies(const PolicyOptions& current, const PolicyOptions& next,
                                           uint32_t lines) {
-  TC_RETURN_IF_ERROR(next.validate());
   ShardPolicies p;
   if (next.replacement != current.replacement) {
     auto made = MakeReplacementPolicy(ReplacementOptions{.name = next.replacement}, lines);

@@ -24,8 +24,9 @@ struct ShardPolicies {
 // Policies for a shard of `lines` cache lines; InvalidArgument for an unknown name.
 Result<ShardPolicies> MakeShardPolicies(const PolicyOptions& options, uint32_t lines);
 
-// For a live change from `current` to `next`: the policies whose names differ, for a shard of
-// `lines` lines; the others stay null (the shard keeps its own and what they learned).
+// For a live change from `current` to `next` (validated by the caller): the policies whose names
+// differ, for a shard of `lines` lines; the others stay null (the shard keeps its own and what
+// they learned).
 Result<ShardPolicies> MakeChangedPolicies(const PolicyOptions& current, const PolicyOptions& next,
                                           uint32_t lines);
 

@@ -98,7 +98,7 @@ void RecordJournal::encode(Round& r, const std::array<uint8_t, 16>& uuid,
     PutJournalEntry(layout_, block, static_cast<uint32_t>(i % per_block), r.lines[i], rec);
   }
   for (uint32_t b = 0; b < blocks; ++b) {
-    const size_t first = std::min(size_t{b} * per_block, r.lines.size());  // a marker: 0 entries
+    const size_t first = size_t{b} * per_block;
     const uint32_t count = static_cast<uint32_t>(std::min<size_t>(per_block, r.lines.size() - first));
     SealJournalBlock({r.round, uuid, b, blocks, count},
                      std::span(r.buf).subspan(b * format::kBlockSize, format::kBlockSize));
