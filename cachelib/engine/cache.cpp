@@ -93,6 +93,8 @@ PolicyOptions Cache::policies() const { return engine_->policies(); }
 
 MetadataCounters Cache::metadata_counters() const { return engine_->store->counters(); }
 
+PolicySwapReport Cache::last_policy_swap() const { return engine_->last_policy_swap(); }
+
 void Cache::set_policies(const PolicyOptions& next, IoCallback done) {
   engine_->set_policies(next, std::move(done));
 }

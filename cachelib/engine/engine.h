@@ -129,6 +129,8 @@ class Engine {
   // unknown name; Busy while closing or during another change. If the superblock write fails,
   // the old policies stay in force (and are written back), and done gets the error.
   void set_policies(const PolicyOptions& next, IoCallback done);
+  // The last live change of replacement policy's lock holds (event=policy_swap). Thread-safe.
+  PolicySwapReport last_policy_swap() const;
   // Policy names in use, and their counters summed over shards.
   void visit_policy_counters(const CounterVisitor& visit_admission,
                              const CounterVisitor& visit_replacement) const;
@@ -175,6 +177,7 @@ class Engine {
 
   mutable std::mutex policies_mu_;
   PolicyOptions policies_;  // GUARDED_BY(policies_mu_)
+  PolicySwapReport last_swap_;  // GUARDED_BY(policies_mu_)
   // One live policy change at a time: the superblock and the shards then agree.
   std::atomic<bool> policy_change_running_{false};
 
