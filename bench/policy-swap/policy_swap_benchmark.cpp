@@ -176,21 +176,21 @@ void Run(const Config& c) {
               (unsigned long long)(c.size >> 30), (unsigned long long)filled.lines_total,
               (unsigned long long)filled.lines_used, Us(Clock::now() - fill0) / 1e6);
 
-  ForegroundReader reader(cache, bytes / 4096);
+  auto reader = std::make_unique<ForegroundReader>(cache, bytes / 4096);
   const auto idle0 = Clock::now();
   std::this_thread::sleep_for(std::chrono::seconds(1));
-  const auto idle = reader.between(idle0, Clock::now());
+  const auto idle = reader->between(idle0, Clock::now());
   std::printf("foreground reads with no change running: %llu, mean %.1f us, max %.1f us\n",
               (unsigned long long)idle.reads, idle.mean_us, idle.max_us);
   std::printf("%-16s %6s %6s %10s %10s %9s %10s %12s %12s\n", "switch", "shards", "holds",
               "longest ms", "mean ms", "total ms", "fg reads", "fg mean us", "fg max us");
   for (size_t i = 1; i < c.sequence.size(); ++i) {
     const auto t0 = Clock::now();
-    Check(OnLoop<Status>(*loop, [&](auto cb) { cache.set_policies(Replacement(c.sequence[i]), cb); }),
-          "set_policies");
+    const PolicyOptions next = Replacement(c.sequence[i]);
+    Check(OnLoop<Status>(*loop, [&](auto cb) { cache.set_policies(next, cb); }), "set_policies");
     const auto t1 = Clock::now();
     const PolicySwapReport r = cache.last_policy_swap();
-    const auto fg = reader.between(t0, t1);
+    const auto fg = reader->between(t0, t1);
     const std::string name = c.sequence[i - 1] + " -> " + c.sequence[i];
     std::printf("%-16s %6u %6llu %10.2f %10.3f %9.1f %10llu %12.1f %12.1f\n", name.c_str(),
                 r.shards, (unsigned long long)r.holds, Ms(r.longest_hold),
@@ -199,6 +199,7 @@ void Run(const Config& c) {
     std::fflush(stdout);
     std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the reader runs alone again
   }
+  reader.reset();  // no I/O may start once close() is called
   Check(OnLoop<Status>(*loop, [&](auto cb) { cache.close(cb); }), "close");
   std::remove(ssd_path.c_str());
   std::remove(core_path.c_str());
@@ -210,6 +211,7 @@ void Run(const Config& c) {
 int main(int argc, char** argv) {
   using namespace tiercache;
   Config c;
+  setvbuf(stdout, nullptr, _IOLBF, 0);  // rows and logged events in the order they happen
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
     if (k == "--dir") {

@@ -4,9 +4,7 @@
 #include <bit>
 #include <cassert>
 
-#include "cachelib/common/clock.h"
 #include "cachelib/common/event_loop.h"
-#include "cachelib/common/logger.h"
 
 #include "cachelib/engine/cleaner.h"
 #include "cachelib/engine/policy_set.h"
@@ -15,16 +13,6 @@
 
 namespace tiercache {
 namespace {
-
-// event=policy_swap: how a new replacement policy's learning held the shard locks.
-void LogPolicySwap(const PolicySwapReport& r) {
-  auto us = [](Nanos n) { return std::to_string(n.count() / 1000); };
-  LogInfo("policy_swap", {{"shards", std::to_string(r.shards)},
-                          {"holds", std::to_string(r.holds)},
-                          {"longest_hold_us", us(r.longest_hold)},
-                          {"mean_hold_us", us(r.holds ? r.total_hold / int64_t(r.holds) : Nanos(0))},
-                          {"total_us", us(r.total)}});
-}
 
 // Atomically raises `a` to at least `v`.
 void RaiseTo(std::atomic<uint64_t>& a, uint64_t v) {
@@ -287,73 +275,6 @@ void Engine::set_dirty(Shard& shard, uint32_t id, const SectorBits& dirty) {
 PolicyOptions Engine::policies() const {
   std::lock_guard lock(policies_mu_);
   return policies_;
-}
-
-void Engine::set_policies(const PolicyOptions& next, IoCallback done) {
-  if (closing.load(std::memory_order_acquire)) {
-    return done(Status::Busy("the cache is closing (its policies stay as they are)"));
-  }
-  if (Status s = next.validate(); !s.ok()) return done(std::move(s));
-  if (policy_change_running_.exchange(true, std::memory_order_acq_rel)) {
-    return done(Status::Busy("another policy change is running"));
-  }
-  // Built before anything changes: an allocation failure or bad option leaves all as it was.
-  const PolicyOptions previous = policies();
-  std::vector<ShardPolicies> made;
-  for (const auto& shard : shards_) {
-    auto p = MakeChangedPolicies(previous, next, shard->line_count());
-    if (!p.ok()) {
-      policy_change_running_.store(false, std::memory_order_release);
-      return done(p.status());
-    }
-    made.push_back(std::move(p).value());
-  }
-  inflight.fetch_add(1, std::memory_order_relaxed);  // close() waits for the change
-  auto shared = std::make_shared<std::vector<ShardPolicies>>(std::move(made));
-  store->set_policies(next, [this, previous, next, shared, done = std::move(done)](Status s) {
-    if (s.ok()) {
-      install_policies(next, std::move(*shared));
-    } else {
-      // One superblock copy may hold `next` already: record the policies in force again.
-      store->set_policies(previous, [](Status) {});
-    }
-    policy_change_running_.store(false, std::memory_order_release);
-    done(std::move(s));
-    inflight.fetch_sub(1, std::memory_order_release);
-  });
-}
-
-void Engine::install_policies(const PolicyOptions& next, std::vector<ShardPolicies> made) {
-  PolicySwapReport report;
-  const Nanos start = SteadyClock::instance().now();
-  for (size_t i = 0; i < shards_.size(); ++i) {
-    const bool learns = made[i].replacement != nullptr;
-    {
-      std::lock_guard lock(shards_[i]->mu);
-      const Nanos t0 = SteadyClock::instance().now();
-      shards_[i]->swap_policies(made[i].replacement, made[i].admission);
-      const Nanos held = SteadyClock::instance().now() - t0;
-      if (learns) {
-        ++report.shards;
-        ++report.holds;
-        report.lines += shards_[i]->used_lines();
-        report.longest_hold = std::max(report.longest_hold, held);
-        report.total_hold += held;
-      }
-    }
-    made[i] = {};  // the old policies, freed outside the shard lock
-  }
-  report.total = SteadyClock::instance().now() - start;
-  if (report.shards) LogPolicySwap(report);
-  sequential.reconfigure(next.sequential);
-  std::lock_guard lock(policies_mu_);
-  policies_ = next;
-  if (report.shards) last_swap_ = report;
-}
-
-PolicySwapReport Engine::last_policy_swap() const {
-  std::lock_guard lock(policies_mu_);
-  return last_swap_;
 }
 
 void Engine::visit_policy_counters(const CounterVisitor& visit_admission,
