@@ -180,9 +180,10 @@ class Engine {
 
   // A live policy change under way (policy_change.cpp).
   struct PolicyChange;
-  // One round of a change: one hold of each shard still learning (beginning the change there on
-  // the first), then the next round on the background loop, so that foreground I/O and the
-  // cleaner run between holds; once every shard is done, puts `next` in force and answers.
+  // One step of a change: one hold of the shard learning now (beginning the change there on its
+  // first, ending it on its last), then the next step on the background loop, so that foreground
+  // I/O and the cleaner run between holds; once every shard is done, puts `next` in force and
+  // answers.
   void learn_policies(std::shared_ptr<PolicyChange> change);
   void finish_policy_change(PolicyChange& change);
 
