@@ -2,8 +2,9 @@
 // cache, and what a foreground reader waits meanwhile. Formats sparse files (4 KiB lines, every
 // miss admitted, no sequential bypass), fills every line by reading the core, then switches the
 // replacement policy several ways while a second thread reads cached blocks, one at a time.
-// The SSD's data writes are dropped (the data area stays a hole, read back as zeros): only the
-// metadata is written, so a 100 GiB cache fits on a smaller disk and fills in minutes.
+// Trust rounds are off (only the change takes the shard locks). The SSD's data writes are dropped
+// (the data area stays a hole, read back as zeros): only the metadata is written, so a 100 GiB
+// cache fits on a smaller disk and fills in minutes.
 // Per switch: shards, holds, longest and mean hold, total time (PolicySwapReport, as logged by
 // event=policy_swap), and the reader's latency mean/max while the change ran.
 // Run: build/bench/policy-swap/policy_swap_benchmark --dir /var/tmp --size 100G
@@ -74,8 +75,9 @@ double Ms(Nanos n) { return double(n.count()) / 1e6; }
 // and how long it took.
 class ForegroundReader {
  public:
-  ForegroundReader(Cache& cache, uint64_t blocks)
-      : cache_(cache), blocks_(blocks), loop_(std::move(LoopThread::Start("fg")).value()) {
+  // `loop` must outlive the devices under the cache (they watch every loop that used them).
+  ForegroundReader(Cache& cache, uint64_t blocks, LoopThread& loop)
+      : cache_(cache), blocks_(blocks), loop_(loop) {
     thread_ = std::thread([this] { run(); });
   }
   ~ForegroundReader() {
@@ -108,7 +110,7 @@ class ForegroundReader {
     while (!stop_) {
       const uint64_t off = rng() % blocks_ * 4096;
       const auto t0 = Clock::now();
-      Check(OnLoop<Status>(*loop_, [&](auto cb) { cache_.read(off, std::span(buf), cb); }),
+      Check(OnLoop<Status>(loop_, [&](auto cb) { cache_.read(off, std::span(buf), cb); }),
             "foreground read");
       const double us = Us(Clock::now() - t0);
       std::lock_guard lock(mu_);
@@ -117,7 +119,7 @@ class ForegroundReader {
   }
   Cache& cache_;
   const uint64_t blocks_;
-  std::unique_ptr<LoopThread> loop_;
+  LoopThread& loop_;
   std::atomic<bool> stop_{false};
   std::mutex mu_;
   std::vector<std::pair<Clock::time_point, double>> samples_;  // GUARDED_BY(mu_)
@@ -141,6 +143,7 @@ void Run(const Config& c) {
   }
   auto loop = std::move(LoopThread::Start("main")).value();
   auto bg = std::move(LoopThread::Start("bg")).value();
+  auto fg = std::move(LoopThread::Start("fg")).value();  // the foreground reader's
   auto ssd_file = std::move(FileDevice::Open(ssd_path)).value();
   auto core = std::move(FileDevice::Open(core_path)).value();
   DataDroppingDevice ssd(*ssd_file);
@@ -152,6 +155,9 @@ void Run(const Config& c) {
   CacheOptions o;
   o.background_loop = &bg->loop();
   o.stream_readahead_bytes = 0;
+  // No trust rounds: after the fill every line is untrusted, and a round's passes over them hold
+  // the shard locks too; only the change should.
+  o.trust_interval = Nanos(0);
   using R = Result<std::unique_ptr<Cache>>;
   R opened = OnLoop<R>(*loop, [&](auto cb) { Cache::Open(ssd, *core, id, o, cb); });
   Check(opened.status(), "open");
@@ -176,7 +182,7 @@ void Run(const Config& c) {
               (unsigned long long)(c.size >> 30), (unsigned long long)filled.lines_total,
               (unsigned long long)filled.lines_used, Us(Clock::now() - fill0) / 1e6);
 
-  auto reader = std::make_unique<ForegroundReader>(cache, bytes / 4096);
+  auto reader = std::make_unique<ForegroundReader>(cache, bytes / 4096, *fg);
   const auto idle0 = Clock::now();
   std::this_thread::sleep_for(std::chrono::seconds(1));
   const auto idle = reader->between(idle0, Clock::now());

@@ -132,8 +132,8 @@ class Engine {
   // waits for a change that started. If the superblock write fails, the old policies stay in
   // force (and are written back), and done gets the error.
   void set_policies(const PolicyOptions& next, IoCallback done);
-  // Lines a new replacement policy learns per shard-lock hold: a hold of ~0.07 ms (LRU, CLOCK,
-  // SIEVE) to ~1.6 ms (S3-FIFO) on this project's VM (docs/policies.md "Learning in steps").
+  // Lines a new replacement policy learns per shard-lock hold: a hold of ~0.06-0.08 ms (LRU,
+  // CLOCK, SIEVE) to ~0.4 ms (S3-FIFO) on this project's VM (docs/policies.md "Learning in steps").
   static constexpr uint32_t kPolicyLearnBatch = 16384;
   // The last live change of replacement policy's lock holds (event=policy_swap). Thread-safe.
   PolicySwapReport last_policy_swap() const;
@@ -180,9 +180,10 @@ class Engine {
 
   // A live policy change under way (policy_change.cpp).
   struct PolicyChange;
-  // One round of a change: one hold of each shard still learning (beginning the change there on
-  // the first), then the next round on the background loop, so that foreground I/O and the
-  // cleaner run between holds; once every shard is done, puts `next` in force and answers.
+  // One step of a change: one hold of the shard learning now (beginning the change there on its
+  // first, ending it on its last), then the next step on the background loop, so that foreground
+  // I/O and the cleaner run between holds; once every shard is done, puts `next` in force and
+  // answers.
   void learn_policies(std::shared_ptr<PolicyChange> change);
   void finish_policy_change(PolicyChange& change);
 

@@ -25,7 +25,8 @@ void LogPolicySwap(const PolicySwapReport& r) {
 struct Engine::PolicyChange {
   PolicyOptions next;
   std::vector<ShardPolicies> made;  // per shard, until its change begins
-  std::vector<uint8_t> begun, done;  // per shard
+  size_t shard = 0;                 // the shard learning now; all before it are done
+  bool begun = false;               // whether that shard's change has begun
   PolicySwapReport report;
   Nanos start{0};
   IoCallback answer;
@@ -59,8 +60,6 @@ void Engine::set_policies(const PolicyOptions& next, IoCallback done) {
     change->made.push_back(std::move(p).value());
   }
   change->next = next;
-  change->begun.assign(shards_.size(), 0);
-  change->done.assign(shards_.size(), 0);
   change->answer = std::move(done);
   store->set_policies(next, [this, previous, change](Status s) {
     if (s.ok()) {
@@ -77,35 +76,40 @@ void Engine::set_policies(const PolicyOptions& next, IoCallback done) {
 
 void Engine::learn_policies(std::shared_ptr<PolicyChange> change) {
   PolicyChange& c = *change;
-  bool all_done = true;
-  for (size_t i = 0; i < shards_.size(); ++i) {
-    if (c.done[i]) continue;
-    Shard& shard = *shards_[i];
-    ShardPolicies old;  // freed once the lock is released
-    {
-      std::lock_guard lock(shard.mu);
-      const Nanos t0 = SteadyClock::instance().now();
-      if (!c.begun[i]) {
-        shard.begin_policy_change(c.made[i].replacement, c.made[i].admission);
-        old.admission = std::move(c.made[i].admission);
-        c.begun[i] = 1;
-      }
-      const bool learns = shard.learning();
-      c.done[i] = shard.learn_policy(kPolicyLearnBatch);
-      if (c.done[i]) {
-        shard.end_policy_change(old.replacement);
-        if (learns) c.report.lines += shard.used_lines();
-      }
-      const Nanos held = SteadyClock::instance().now() - t0;
-      if (learns) {
-        ++c.report.holds;
-        c.report.longest_hold = std::max(c.report.longest_hold, held);
-        c.report.total_hold += held;
-      }
+  Shard& shard = *shards_[c.shard];
+  ShardPolicies old;  // freed once the lock is released
+  bool done;
+  {
+    std::lock_guard lock(shard.mu);
+    const Nanos t0 = SteadyClock::instance().now();
+    if (!c.begun) {
+      shard.begin_policy_change(c.made[c.shard].replacement, c.made[c.shard].admission);
+      old.admission = std::move(c.made[c.shard].admission);
+      c.begun = true;
     }
-    all_done = all_done && c.done[i];
+    const bool learns = shard.learning();
+    done = shard.learn_policy(kPolicyLearnBatch);
+    if (done) {
+      shard.end_policy_change(old.replacement);
+      if (learns) c.report.lines += shard.used_lines();
+    }
+    const Nanos held = SteadyClock::instance().now() - t0;
+    if (learns) {
+      ++c.report.holds;
+      c.report.longest_hold = std::max(c.report.longest_hold, held);
+      c.report.total_hold += held;
+    }
   }
-  if (!all_done) return options.background_loop->post([this, change] { learn_policies(change); });
+  if (done) {
+    ++c.shard;
+    c.begun = false;
+  }
+  // Shard by shard: the next step of a shard finds its policy's arrays still in the CPU caches
+  // (a round over all shards per step learned S3-FIFO ~2.5x slower per line, its ghost filter's
+  // probes missing each time).
+  if (c.shard < shards_.size()) {
+    return options.background_loop->post([this, change] { learn_policies(change); });
+  }
   finish_policy_change(c);
 }
 
