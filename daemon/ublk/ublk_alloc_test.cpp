@@ -204,7 +204,7 @@ TEST_P(UblkQueueAllocTest, WritesAllocateNothing) {
   EXPECT_EQ(mem_.stats().writes.load(), 2u * kRequests);
 }
 
-INSTANTIATE_TEST_SUITE_P(Rings, UblkQueueAllocTest, ::testing::Values(true),
+INSTANTIATE_TEST_SUITE_P(Rings, UblkQueueAllocTest, ::testing::Values(false, true),
                          [](const ::testing::TestParamInfo<bool>& p) {
                            return p.param ? "OwnRing" : "LoopRing";
                          });

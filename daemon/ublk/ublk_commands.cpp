@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstring>
 
+#include "daemon/ublk/ublk_loop_ring_commands.h"
 #include "daemon/ublk/ublk_own_ring.h"
 
 namespace tiercache {
@@ -25,6 +26,10 @@ void PrepareUblkCommand(io_uring_sqe* sqe, int fd, const UblkCommand& cmd) {
 
 Result<std::unique_ptr<UblkCommands>> UblkCommands::Create(EventLoop& loop, const Config& config,
                                                            Handler& handler) {
+  if (!config.own_ring) {
+    auto shared = UblkLoopRingCommands::Create(loop, config, handler);
+    if (shared.ok()) return std::unique_ptr<UblkCommands>(std::move(shared).value());
+  }
   auto own = UblkOwnRing::Create(loop, config, handler);
   if (!own.ok()) return own.status();
   return std::unique_ptr<UblkCommands>(std::move(own).value());

@@ -112,7 +112,7 @@ TEST_P(UblkCommandsTest, CommandsComeBackToTheHandlerWithTheirTags) {
   });
 }
 
-INSTANTIATE_TEST_SUITE_P(Rings, UblkCommandsTest, ::testing::Values(true),
+INSTANTIATE_TEST_SUITE_P(Rings, UblkCommandsTest, ::testing::Values(false, true),
                          [](const ::testing::TestParamInfo<bool>& p) {
                            return p.param ? "OwnRing" : "LoopRing";
                          });
