@@ -50,6 +50,13 @@ int InitRing(io_uring* ring) {
   return r;
 }
 
+// Holds a retired id: not null, so attach() never reuses it; drops what still arrives for it.
+class RetiredClient final : public LoopRing::Client {
+ public:
+  void on_completion(uint32_t, int32_t) override {}
+};
+RetiredClient retired_client;
+
 std::mutex registry_mu;
 std::unordered_map<EventLoop*, std::weak_ptr<LoopRing>>& Registry() {
   static auto* registry = new std::unordered_map<EventLoop*, std::weak_ptr<LoopRing>>();
@@ -135,15 +142,6 @@ uint32_t LoopRing::attach(Client* client) {
 }
 
 void LoopRing::detach(uint32_t id) { clients_[id] = nullptr; }
-
-namespace {
-// Holds a retired id: not null, so attach() never reuses it; drops what still arrives for it.
-class RetiredClient final : public LoopRing::Client {
- public:
-  void on_completion(uint32_t, int32_t) override {}
-};
-RetiredClient retired_client;
-}  // namespace
 
 void LoopRing::retire(uint32_t id) { clients_[id] = &retired_client; }
 
