@@ -2,8 +2,9 @@
 # Write-back writes over trusted lines (issue 11, docs/performance.md "Session 9: the record
 # journal"): a warm, trusted 1 GiB volume on fully written files, switched to wb, then 6 s of fio
 # 4 KiB random writes at QD32 through NBD. Prints the IOPS, the daemon's CPU, system calls, SSD
-# queue operations and metadata bytes (its /proc write_bytes minus the data it wrote to both
-# devices) per client write. One round per call: alternate it between two builds for an A/B.
+# queue operations, metadata bytes (its /proc write_bytes minus the data it wrote to both devices)
+# and the cleaner's core writes (KiB) per client write. One round per call: alternate it between
+# two builds for an A/B.
 # Usage: bench/nbd/wb-journal-ab.sh [BUILD_DIR]
 set -u
 source "$(dirname "$0")/volume.sh" "${1:-}"
@@ -24,15 +25,16 @@ ticks() { awk '{print $14+$15}' /proc/"$PID"/stat; }
 written() { awk '/^write_bytes/ {print $2}' /proc/"$PID"/io; }
 data() { "$CLI" stats --control "$PWD/c.ctl" --json | jq '.stats.bytes_written_ssd + .stats.bytes_written_core'; }
 ops() { "$CLI" status --control "$PWD/c.ctl" --json | jq '.status.io.cache.ops'; }
-o0=$(ops) d0=$(data) w0=$(written) t0=$(ticks)
+core() { "$CLI" stats --control "$PWD/c.ctl" --json | jq '.stats.bytes_written_core'; }
+o0=$(ops) d0=$(data) w0=$(written) t0=$(ticks) c0=$(core)
 perf stat -e raw_syscalls:sys_enter -p "$PID" -x, -o ps.txt -- sleep 6.5 &
 pp=$!
 fio --name=w --ioengine=nbd --uri="$URI" --rw=randwrite --bs=4k --iodepth=32 --time_based \
     --runtime=6 --size=1G --output-format=json --output=f.json >/dev/null 2>&1
 wait "$pp"
-t1=$(ticks) w1=$(written) d1=$(data) o1=$(ops)
+t1=$(ticks) w1=$(written) d1=$(data) o1=$(ops) c1=$(core)
 awk -v ios="$(jq '.jobs[0].write.total_ios' f.json)" -v iops="$(jq '.jobs[0].write.iops' f.json)" \
-    -v t="$((t1 - t0))" -v meta="$((w1 - w0 - (d1 - d0)))" -v ops="$((o1 - o0))" \
+    -v t="$((t1 - t0))" -v meta="$((w1 - w0 - (d1 - d0)))" -v ops="$((o1 - o0))" -v core="$((c1 - c0))" \
     -v sys="$(cut -d, -f1 ps.txt | grep -E '^[0-9]+$')" \
-    'BEGIN { printf "%.0f IOPS  cpu/write %.1f us  metadata bytes/write %.0f  ssd ops/write %.2f  syscalls/write %.2f\n",
-             iops, t * 10000 / ios, meta / ios, ops / ios, sys / ios }'
+    'BEGIN { printf "%.0f IOPS  cpu/write %.1f us  metadata bytes/write %.0f  ssd ops/write %.2f  syscalls/write %.2f  cleaned KiB/write %.2f\n",
+             iops, t * 10000 / ios, meta / ios, ops / ios, sys / ios, core / ios / 1024 }'

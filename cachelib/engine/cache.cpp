@@ -21,7 +21,9 @@ uint64_t RoundDownToSector(uint64_t bytes) { return bytes / kSectorSize * kSecto
 
 // Polls (on the loop's clock, so virtual time works too) until the engine has nothing in flight.
 void WhenIdle(Engine& e, EventLoop* loop, std::function<void()> fn) {
-  if (e.inflight.load(std::memory_order_acquire) == 0) return fn();
+  // Sequentially consistent with the closing flag (Engine::set_policies counts itself in flight
+  // before it reads that flag): a change either is seen here or sees the cache closing.
+  if (e.inflight.load() == 0) return fn();
   loop->schedule_after(std::chrono::milliseconds(1),
                        [&e, loop, fn = std::move(fn)]() mutable { WhenIdle(e, loop, std::move(fn)); });
 }
@@ -93,6 +95,8 @@ PolicyOptions Cache::policies() const { return engine_->policies(); }
 
 MetadataCounters Cache::metadata_counters() const { return engine_->store->counters(); }
 
+PolicySwapReport Cache::last_policy_swap() const { return engine_->last_policy_swap(); }
+
 void Cache::set_policies(const PolicyOptions& next, IoCallback done) {
   engine_->set_policies(next, std::move(done));
 }
@@ -108,7 +112,7 @@ void Cache::clean_all(std::function<void(uint64_t)> progress, IoCallback done) {
 void Cache::close(IoCallback done) {
   EventLoop* origin = EventLoop::current();
   Engine& e = *engine_;
-  e.closing.store(true, std::memory_order_release);
+  e.closing.store(true);  // sequentially consistent: see WhenIdle
   e.trust_flusher->stop();
   e.cleaner->stop([&e, origin, done = std::move(done)](Status) mutable {
     origin->post([&e, origin, done = std::move(done)]() mutable {

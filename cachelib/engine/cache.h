@@ -127,6 +127,17 @@ struct PolicyReport {
   std::string cleaning_reason;       // why the cleaner last cleaned or waited
 };
 
+// How the last live change of replacement policy (Cache::set_policies) held the shard locks while
+// the new policies learned the cached lines; logged as event=policy_swap (docs/metrics.md).
+struct PolicySwapReport {
+  uint32_t shards = 0;  // shards whose replacement policy changed (0: none did yet)
+  uint64_t holds = 0;   // shard-lock holds taken to learn the lines
+  uint64_t lines = 0;   // cached lines the new policies learned
+  Nanos longest_hold{0};
+  Nanos total_hold{0};  // summed over holds (mean: total_hold / holds)
+  Nanos total{0};       // from the first hold's start to the last one's end
+};
+
 class Engine;
 
 // The cache's logical sector: clients may read and write any multiple of it, as on a 512e disk;
@@ -167,6 +178,8 @@ class Cache final : public Device {
   // naming the failed check otherwise, and the health is unchanged.
   void reset_health(IoCallback done);
   PolicyReport policy_report() const;
+  // The last live change of replacement policy's lock holds. Thread-safe.
+  PolicySwapReport last_policy_swap() const;
   const SuperblockInfo& info() const;
 
  protected:

@@ -277,53 +277,6 @@ PolicyOptions Engine::policies() const {
   return policies_;
 }
 
-void Engine::set_policies(const PolicyOptions& next, IoCallback done) {
-  if (closing.load(std::memory_order_acquire)) {
-    return done(Status::Busy("the cache is closing (its policies stay as they are)"));
-  }
-  if (Status s = next.validate(); !s.ok()) return done(std::move(s));
-  if (policy_change_running_.exchange(true, std::memory_order_acq_rel)) {
-    return done(Status::Busy("another policy change is running"));
-  }
-  // Built before anything changes: an allocation failure or bad option leaves all as it was.
-  const PolicyOptions previous = policies();
-  std::vector<ShardPolicies> made;
-  for (const auto& shard : shards_) {
-    auto p = MakeChangedPolicies(previous, next, shard->line_count());
-    if (!p.ok()) {
-      policy_change_running_.store(false, std::memory_order_release);
-      return done(p.status());
-    }
-    made.push_back(std::move(p).value());
-  }
-  inflight.fetch_add(1, std::memory_order_relaxed);  // close() waits for the change
-  auto shared = std::make_shared<std::vector<ShardPolicies>>(std::move(made));
-  store->set_policies(next, [this, previous, next, shared, done = std::move(done)](Status s) {
-    if (s.ok()) {
-      install_policies(next, std::move(*shared));
-    } else {
-      // One superblock copy may hold `next` already: record the policies in force again.
-      store->set_policies(previous, [](Status) {});
-    }
-    policy_change_running_.store(false, std::memory_order_release);
-    done(std::move(s));
-    inflight.fetch_sub(1, std::memory_order_release);
-  });
-}
-
-void Engine::install_policies(const PolicyOptions& next, std::vector<ShardPolicies> made) {
-  for (size_t i = 0; i < shards_.size(); ++i) {
-    {
-      std::lock_guard lock(shards_[i]->mu);
-      shards_[i]->swap_policies(made[i].replacement, made[i].admission);
-    }
-    made[i] = {};  // the old policies, freed outside the shard lock
-  }
-  sequential.reconfigure(next.sequential);
-  std::lock_guard lock(policies_mu_);
-  policies_ = next;
-}
-
 void Engine::visit_policy_counters(const CounterVisitor& visit_admission,
                                    const CounterVisitor& visit_replacement) const {
   SumCounters(shards_, [](const Shard& s, const CounterVisitor& v) {

@@ -1,10 +1,14 @@
 // Live policy changes (Cache::set_policies, `tiercache policy`): on a full cache a new
 // replacement policy learns every line (each miss still evicts exactly one, no old line stays
 // behind), dirty lines stay dirty until cleaned, a new admission policy decides from then on,
-// the change survives a restart, and refused or failed changes leave the old policies in force.
+// the change survives a restart, refused or failed changes (a closing cache too) leave the old
+// policies in force, and close() waits for a change under way.
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "cachelib/device/error_device.h"
 #include "cachelib/engine/cache.h"
@@ -237,6 +241,58 @@ TEST_F(PolicySwitchTest, RefusedOrFailedChangesLeaveTheOldPolicies) {
   EXPECT_EQ(s.message(), "the cache is closing (its policies stay as they are)");
   h->open();
   EXPECT_EQ(h->cache->policies(), old);
+}
+
+// close() first, then a change: refused at once (before the close completes), and the cache
+// reopens with the old policies.
+TEST_F(PolicySwitchTest, ChangeAskedWhileTheCacheClosesIsRefused) {
+  ASSERT_NO_FATAL_FAILURE(Make(CacheMode::kWriteThrough, Policies("always", "lru")));
+  ASSERT_NO_FATAL_FAILURE(ReadLines(0, 8));
+  std::optional<Status> closed, changed;
+  {
+    EventLoop::ScopedCurrent scope(&h->loop);
+    h->cache->close([&](Status s) { closed = s; });
+    h->cache->set_policies(Policies("adaptive", "clock"), [&](Status s) { changed = s; });
+  }
+  ASSERT_TRUE(changed.has_value());
+  EXPECT_FALSE(closed.has_value());
+  EXPECT_EQ(changed->code(), Status::Code::kBusy);
+  EXPECT_EQ(changed->message(), "the cache is closing (its policies stay as they are)");
+  h->loop.run_until_idle();
+  ASSERT_TRUE(closed.has_value());
+  EXPECT_TRUE(closed->ok()) << closed->ToString();
+  h->open();
+  EXPECT_EQ(h->cache->policies(), Policies("always", "lru"));
+  EXPECT_EQ(h->cache->policy_report().replacement, "lru");
+  EXPECT_EQ(C().lines_used, 8u);
+}
+
+// A change, then close() before it is done: the close waits for it (the change answers first,
+// with success), and the cache reopens running the new policies with every line.
+TEST_F(PolicySwitchTest, CloseWaitsForARunningChange) {
+  ASSERT_NO_FATAL_FAILURE(Make(CacheMode::kWriteThrough, Policies("always", "lru")));
+  ASSERT_NO_FATAL_FAILURE(Fill());
+  std::vector<std::string> answers;
+  auto record = [&answers](const char* what) {
+    return [&answers, what](Status s) { answers.push_back(what + (": " + s.ToString())); };
+  };
+  {
+    EventLoop::ScopedCurrent scope(&h->loop);
+    h->cache->set_policies(Policies("always", "s3fifo"), record("change"));
+    h->cache->close(record("close"));
+  }
+  EXPECT_TRUE(answers.empty());
+  h->loop.run_until_idle();
+  EXPECT_EQ(answers, (std::vector<std::string>{"change: " + Status::Ok().ToString(),
+                                               "close: " + Status::Ok().ToString()}));
+  const PolicySwapReport swap = h->cache->last_policy_swap();
+  EXPECT_EQ(swap.shards, 4u);
+  EXPECT_EQ(swap.holds, 4u);  // a few dozen lines: one step per shard
+  EXPECT_EQ(swap.lines, lines - 4);
+  h->open();
+  EXPECT_EQ(h->cache->policies(), Policies("always", "s3fifo"));
+  EXPECT_EQ(h->cache->policy_report().replacement, "s3fifo");
+  EXPECT_EQ(C().lines_used, lines - 4);
 }
 
 }  // namespace

@@ -54,6 +54,7 @@ void Shard::move_to_limbo(uint32_t slot) {
 
 void Shard::touch(uint32_t id, bool is_write) {
   replacement_->on_hit(local(id));
+  if (learner_passed(local(id))) learner_->on_hit(local(id));
   admission_->on_hit(core_line(id), is_write);
 }
 
@@ -84,7 +85,7 @@ uint32_t Shard::take_free_line() {
 void Shard::evict(uint32_t slot) {
   const uint64_t old = slots_.core_line(slot);
   assert(!slots_.any_dirty(slot));
-  replacement_->on_evict(slot, old);
+  policy_evict(slot, old);
   admission_->on_evict(old);
   --used_;
   if (slots_.untrusted(slot)) --untrusted_count_;
@@ -143,7 +144,21 @@ void Shard::map_fresh_line(uint32_t slot, uint64_t core_line) {
   ++untrusted_count_;
   list_untrusted(slot);
   index_.insert(core_line, slot);
+  policy_insert(slot, core_line);
+}
+
+void Shard::policy_insert(uint32_t slot, uint64_t core_line) {
   replacement_->on_insert(slot, core_line);
+  if (!learner_passed(slot)) return;
+  learner_->on_insert(slot, core_line);
+  ++learner_lines_;
+}
+
+void Shard::policy_evict(uint32_t slot, uint64_t core_line) {
+  replacement_->on_evict(slot, core_line);
+  if (!learner_passed(slot)) return;
+  learner_->on_evict(slot, core_line);
+  --learner_lines_;
 }
 
 uint32_t Shard::move_to_new_line(uint32_t id) {
@@ -153,7 +168,7 @@ uint32_t Shard::move_to_new_line(uint32_t id) {
   const uint32_t slot = take_free_line();
   if (slot == LineIndex::kNotFound) return kNoLine;
   // The block stays cached and admitted; only its place changes (the policy restarts it).
-  replacement_->on_evict(old_slot, core_line);
+  policy_evict(old_slot, core_line);
   if (slots_.untrusted(old_slot)) --untrusted_count_;
   move_to_limbo(old_slot);
   map_fresh_line(slot, core_line);
@@ -247,25 +262,41 @@ void Shard::install(uint32_t id, const LineRecord& record) {
   slots_.assign(slot, record.core_line);
   slots_.set_valid(slot, record.valid);
   index_.insert(record.core_line, slot);
-  replacement_->on_insert(slot, record.core_line);
+  policy_insert(slot, record.core_line);
   ++used_;
   set_dirty(id, record.dirty, 0);
   slots_.set_durable_dirty(slot, record.dirty.any());
 }
 
-void Shard::swap_policies(std::unique_ptr<ReplacementPolicy>& replacement,
-                          std::unique_ptr<AdmissionPolicy>& admission) {
+void Shard::begin_policy_change(std::unique_ptr<ReplacementPolicy>& replacement,
+                                std::unique_ptr<AdmissionPolicy>& admission) {
+  assert(!learner_);
   if (admission) std::swap(admission_, admission);
-  if (!replacement) return;
-  std::swap(replacement_, replacement);
-  uint64_t learned = 0;
-  for (uint32_t slot = 0; slot < slots_.size(); ++slot) {
-    if (!slots_.in_use(slot) || slots_.limbo(slot)) continue;
-    replacement_->on_insert(slot, slots_.core_line(slot));
-    ++learned;
+  learner_ = std::move(replacement);
+  learn_cursor_ = 0;
+  learner_lines_ = 0;
+}
+
+bool Shard::learn_policy(uint32_t max_lines) {
+  if (!learner_) return true;
+  const uint32_t end =
+      uint32_t(std::min<uint64_t>(slots_.size(), uint64_t{learn_cursor_} + max_lines));
+  for (; learn_cursor_ < end; ++learn_cursor_) {
+    if (!slots_.in_use(learn_cursor_) || slots_.limbo(learn_cursor_)) continue;
+    learner_->on_insert(learn_cursor_, slots_.core_line(learn_cursor_));
+    ++learner_lines_;
   }
-  assert(learned == used_);
-  (void)learned;
+  return learn_cursor_ == slots_.size();
+}
+
+void Shard::end_policy_change(std::unique_ptr<ReplacementPolicy>& replacement) {
+  replacement.reset();
+  if (!learner_) return;
+  assert(learn_cursor_ == slots_.size());
+  assert(learner_lines_ == used_);
+  std::swap(replacement_, learner_);
+  replacement = std::move(learner_);
+  learn_cursor_ = 0;
 }
 
 void Shard::set_dirty(uint32_t id, const SectorBits& bits, uint32_t epoch) {
@@ -343,7 +374,7 @@ uint64_t Shard::memory_size() const {
          clean_staged_.capacity() * sizeof(CleanStaged) +
          (limbo_.capacity() + untrusting_.capacity()) * sizeof(Pending) +
          untrusted_list_.capacity() * sizeof(uint32_t) + replacement_->memory_size() +
-         admission_->memory_size();
+         (learner_ ? learner_->memory_size() : 0) + admission_->memory_size();
 }
 
 }  // namespace tiercache

@@ -125,12 +125,23 @@ class Shard {
   uint64_t dirty_lines() const { return dirty_count_; }
   uint32_t first_id() const { return first_id_; }
   uint32_t line_count() const { return slots_.size(); }
-  // Puts the non-null `replacement` and `admission` in force, handing the old ones back through
-  // the same pointers (to be freed after mu is released). A new replacement policy learns every
-  // mapped line in line order, as at load, so each stays evictable; lines in limbo were evicted
-  // already. A new admission policy starts with no history. Dirty and trust state is untouched.
-  void swap_policies(std::unique_ptr<ReplacementPolicy>& replacement,
-                     std::unique_ptr<AdmissionPolicy>& admission);
+  // A live policy change, in steps (Engine::set_policies), so no lock hold is longer than one
+  // step. begin_policy_change() puts a non-null `admission` in force at once (it starts with no
+  // history) and hands the old one back; a non-null `replacement` becomes the learner. Each
+  // learn_policy() teaches the learner the mapped lines among the next `max_lines` lines, in line
+  // order, as at load (limbo lines were evicted already), and returns true once it has passed
+  // every line; end_policy_change() then puts it in force and hands the old policy back through
+  // `replacement` (null if none was learning). Between steps the old replacement policy stays in
+  // force and picks the victims: it knows every mapped line, the learner only those it passed.
+  // Every insert, hit and eviction of a line the learner passed reaches it too, so it ends
+  // knowing exactly the mapped lines, each once. Old policies are freed after mu is released.
+  // Dirty and trust state is untouched. All REQUIRE mu held; one change at a time.
+  void begin_policy_change(std::unique_ptr<ReplacementPolicy>& replacement,
+                           std::unique_ptr<AdmissionPolicy>& admission);
+  bool learn_policy(uint32_t max_lines);
+  void end_policy_change(std::unique_ptr<ReplacementPolicy>& replacement);
+  // True between begin_policy_change() with a replacement policy and end_policy_change().
+  bool learning() const { return learner_ != nullptr; }
   const ReplacementPolicy& replacement() const { return *replacement_; }
   const AdmissionPolicy& admission() const { return *admission_; }
   // Bytes of RAM this shard's line state, index, bitmaps and policies use.
@@ -146,6 +157,10 @@ class Shard {
     uint64_t need;  // persist epoch that makes it durable
   };
   uint32_t local(uint32_t id) const { return id - first_id_; }
+  // The replacement policy's events, forwarded to a learner that passed `slot` already.
+  void policy_insert(uint32_t slot, uint64_t core_line);
+  void policy_evict(uint32_t slot, uint64_t core_line);
+  bool learner_passed(uint32_t slot) const { return learner_ && slot < learn_cursor_; }
   uint32_t take_free_line();
   // Unmaps line `slot` (clean, unused) from the policies; the caller frees it or puts it in limbo.
   void evict(uint32_t slot);
@@ -182,6 +197,11 @@ class Shard {
   uint32_t free_count_ = 0;
   std::unique_ptr<ReplacementPolicy> replacement_;
   std::unique_ptr<AdmissionPolicy> admission_;
+  // During a live change: the replacement policy learning the lines, the first line it has not
+  // passed yet, and how many lines it knows (checked against used_ at the end).
+  std::unique_ptr<ReplacementPolicy> learner_;
+  uint32_t learn_cursor_ = 0;
+  uint64_t learner_lines_ = 0;
   LineLockTable locks_;
 };
 

@@ -2,8 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cachelib/common/logger.h"
 #include "cachelib/common/sim_event_loop.h"
 #include "daemon/control/testing/fake_control_target.h"
+#include "tests/support/cache_fixture.h"
 
 namespace tiercache {
 namespace {
@@ -116,6 +122,114 @@ TEST_F(ControlHandlerTest, PolicyQueryChangeAndRefusal) {
   EXPECT_EQ(calls[0], Named("always", "clock"));
   EXPECT_EQ(calls[1], Named("x", "clock"));
   EXPECT_EQ(target_.policies(), Named("always", "clock"));
+}
+
+// A ControlTarget over a real Cache, as tiercached's CacheService is, without its devices and
+// daemon state: what the handler asks reaches the engine itself.
+class CacheTarget final : public ControlTarget {
+ public:
+  explicit CacheTarget(Cache& cache) : cache_(cache) {}
+  ControlStatus status() const override {
+    ControlStatus s;
+    s.policies = cache_.policies();
+    return s;
+  }
+  CacheCounters counters() const override { return cache_.counters(); }
+  CacheMode mode() const override { return cache_.mode(); }
+  PolicyReport policy_report() const override { return cache_.policy_report(); }
+  void set_mode(CacheMode mode, bool drain, DoneCallback done) override {
+    cache_.set_mode(mode, drain, std::move(done));
+  }
+  void clean_all(ProgressCallback progress, DoneCallback done) override {
+    cache_.clean_all(std::move(progress), std::move(done));
+  }
+  void stop(DoneCallback done) override { done(Status::NotSupported("not a daemon")); }
+  void detach(ProgressCallback, DetachCallback done) override {
+    done(Status::NotSupported("not a daemon"));
+  }
+  PolicyOptions policies() const override { return cache_.policies(); }
+  void set_policies(const PolicyOptions& next, DoneCallback done) override {
+    cache_.set_policies(next, std::move(done));
+  }
+
+ private:
+  Cache& cache_;
+};
+
+// The handler over a cache on the harness's SimEventLoop, with the log captured.
+class ControlHandlerCacheTest : public ::testing::Test {
+ protected:
+  ControlHandlerCacheTest() {
+    FormatOptions f;
+    f.line_size = 64 * 1024;
+    f.policies = Named("always", "lru");
+    f.policies.sequential.enabled = false;
+    CacheOptions o;
+    o.shards = 4;
+    h = std::make_unique<testing::CacheHarness>(2 << 20, 64 << 20, f, o);
+    h->open();
+    Logger::instance().set_sink([this](std::string_view line) { log_.emplace_back(line); });
+    Logger::instance().set_time_source([] { return std::string("T"); });
+  }
+  ~ControlHandlerCacheTest() override {
+    Logger::instance().set_sink(nullptr);
+    Logger::instance().set_time_source(nullptr);
+  }
+  ControlHandler::Emit collect() {
+    return [this](const ControlJson& response, bool final) {
+      lines_.push_back(response.dump() + (final ? " [final]" : ""));
+    };
+  }
+
+  std::unique_ptr<testing::CacheHarness> h;
+  std::vector<std::string> lines_, log_;
+};
+
+// A change asked once the cache is closing is an error reply (Busy), logged as
+// policy_change_failed; the close completes and the cache keeps its policies.
+TEST_F(ControlHandlerCacheTest, PolicyChangeWhileTheCacheClosesIsBusy) {
+  CacheTarget target(*h->cache);
+  ControlHandler handler(h->loop, target, Nanos(0));
+  std::optional<Status> closed;
+  {
+    EventLoop::ScopedCurrent scope(&h->loop);
+    h->cache->close([&closed](Status s) { closed = s; });
+    handler.execute(Parsed(R"({"cmd":"policy","replacement":"clock"})"), collect());
+  }
+  h->loop.run_until_idle();
+  ASSERT_TRUE(closed.has_value());
+  EXPECT_TRUE(closed->ok()) << closed->ToString();
+  EXPECT_EQ(lines_, (std::vector<std::string>{
+                        R"x({"ok":false,"error":"the cache is closing (its policies stay as they )x"
+                        R"x(are)","code":"Busy"} [final])x"}));
+  EXPECT_EQ(log_, (std::vector<std::string>{
+                      "ts=T level=error event=policy_change_failed from=\"always,lru,seq=off\" "
+                      "to=\"always,clock,seq=off\" error=\"Busy: the cache is closing (its "
+                      "policies stay as they are)\"\n"}));
+  h->open();
+  EXPECT_EQ(h->cache->policy_report().replacement, "lru");
+}
+
+// A change through the handler: the engine logs how its new replacement policy held the shard
+// locks (4 shards of a few lines: one hold each), then the handler logs the change.
+TEST_F(ControlHandlerCacheTest, PolicyChangeLogsTheSwapThenTheChange) {
+  CacheTarget target(*h->cache);
+  ControlHandler handler(h->loop, target, Nanos(0));
+  {
+    EventLoop::ScopedCurrent scope(&h->loop);
+    handler.execute(Parsed(R"({"cmd":"policy","replacement":"clock"})"), collect());
+  }
+  h->loop.run_until_idle();
+  ASSERT_EQ(lines_.size(), 1u);
+  EXPECT_TRUE(lines_[0].starts_with(R"({"ok":true,)")) << lines_[0];
+  ASSERT_EQ(log_.size(), 2u);
+  const std::string swap = "ts=T level=info event=policy_swap shards=4 holds=4 longest_hold_us=";
+  EXPECT_EQ(log_[0].substr(0, swap.size()), swap);
+  EXPECT_NE(log_[0].find(" mean_hold_us="), std::string::npos);
+  EXPECT_NE(log_[0].find(" total_us="), std::string::npos);
+  EXPECT_EQ(log_[1], "ts=T level=info event=policy_change from=\"always,lru,seq=off\" "
+                     "to=\"always,clock,seq=off\"\n");
+  EXPECT_EQ(h->cache->policy_report().replacement, "clock");
 }
 
 }  // namespace

@@ -1,0 +1,68 @@
+// CacheService's own refusals, over a real cache on files: once the daemon is stopping, a policy
+// change is refused with tiercached's message (the cache's own check never runs), and the policies
+// recorded in the superblock stay as they were.
+#include "daemon/tiercached/cache_service.h"
+
+#include <gtest/gtest.h>
+
+#include <future>
+
+#include "cachelib/device/file_device.h"
+#include "cachelib/metadata/core_identity.h"
+#include "tests/support/temp_file.h"
+
+namespace tiercache {
+namespace {
+
+class CacheServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(ssd_.ok() && core_.ok());
+    config_.cache_path = ssd_.path();
+    config_.core_path = core_.path();
+    config_.buffered = true;
+    loop_ = std::move(LoopThread::Start("service-test")).value();
+    auto ssd = std::move(FileDevice::Open(config_.cache_path, {.buffered = true})).value();
+    auto core = IdentifyCore(config_.core_path);
+    ASSERT_TRUE(core.ok()) << core.status().ToString();
+    FormatOptions f;
+    f.policies.admission = "always";
+    f.policies.replacement = "lru";
+    std::promise<Status> formatted;
+    loop_->run_sync([&] {
+      MetadataStore::Format(*ssd, *core, f, [&](Status s) { formatted.set_value(s); });
+    });
+    Status s = formatted.get_future().get();
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    loop_->run_sync([&] { ssd.reset(); });
+  }
+
+  testing::TempFile ssd_{"tc-service-ssd", 4 << 20}, core_{"tc-service-core", 16 << 20};
+  DaemonConfig config_;
+  std::unique_ptr<LoopThread> loop_;
+};
+
+TEST_F(CacheServiceTest, PolicyChangeWhileStoppingIsRefused) {
+  auto service = CacheService::Open(config_, *loop_);
+  ASSERT_TRUE(service.ok()) << service.status().ToString();
+  std::promise<Status> closed, changed;
+  (*service)->close([&](Status s) { closed.set_value(s); });  // stopping from here on
+  PolicyOptions next = (*service)->policies();
+  next.replacement = "clock";
+  loop_->run_sync([&] {
+    (*service)->set_policies(next, [&](Status s) { changed.set_value(s); });
+  });
+  Status s = changed.get_future().get();
+  EXPECT_EQ(s.code(), Status::Code::kBusy);
+  EXPECT_EQ(s.message(), "tiercached is stopping (the policies stay as they are)");
+  s = closed.get_future().get();
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ((*service)->status().state, "stopping");
+  service->reset();
+  auto recorded = RecordedSuperblock(config_.cache_path);
+  ASSERT_TRUE(recorded.ok()) << recorded.status().ToString();
+  EXPECT_EQ(recorded->policies.replacement, "lru");
+}
+
+}  // namespace
+}  // namespace tiercache
