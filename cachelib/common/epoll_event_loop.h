@@ -60,6 +60,9 @@ class EpollEventLoop final : public EventLoop {
   // epoll fd ready.
   int wait_for_events(epoll_event* events, int max, bool block);
 
+  // Posted tasks a round holds without growing its vectors (32 bytes each).
+  static constexpr size_t kReservedTasks = 1024;
+
   const int epfd_;
   const int wakefd_;
   const int timerfd_;

@@ -33,6 +33,9 @@ bool FixedBuffersDisabled() {
   return v != nullptr && v[0] == '1';
 }
 
+// No IORING_SETUP_IOPOLL and no SQPOLL: IORING_OP_URING_CMD works on a plain ring, and a ublk
+// I/O command (16 bytes) fits a 64-byte entry, so UblkLoopRingCommands needs no SQE128; the
+// commands also leave from this loop's thread, which the ublk driver requires of a queue.
 // Kernels before 5.18 refuse IORING_SETUP_SUBMIT_ALL with EINVAL: then without it (a refused SQE
 // then stops its submit call, and submit() submits the rest again).
 int InitRing(io_uring* ring) {
@@ -46,6 +49,13 @@ int InitRing(io_uring* ring) {
   }
   return r;
 }
+
+// Holds a retired id: not null, so attach() never reuses it; drops what still arrives for it.
+class RetiredClient final : public LoopRing::Client {
+ public:
+  void on_completion(uint32_t, int32_t) override {}
+};
+RetiredClient retired_client;
 
 std::mutex registry_mu;
 std::unordered_map<EventLoop*, std::weak_ptr<LoopRing>>& Registry() {
@@ -132,6 +142,8 @@ uint32_t LoopRing::attach(Client* client) {
 }
 
 void LoopRing::detach(uint32_t id) { clients_[id] = nullptr; }
+
+void LoopRing::retire(uint32_t id) { clients_[id] = &retired_client; }
 
 int LoopRing::register_file(int fd) {
   for (size_t i = 0; i < files_.size(); ++i) {

@@ -64,6 +64,10 @@ class LoopRing : public std::enable_shared_from_this<LoopRing>, private LoopWait
   uint32_t attach(Client* client);
   // REQUIRES: none of the client's operations is in the kernel.
   void detach(uint32_t id);
+  // Detaches a client whose operations may still be in the kernel (a ublk fetch the kernel
+  // never answered): their completions are dropped, and the id is never handed out again, so
+  // they cannot reach a later client either. The client may go away at once.
+  void retire(uint32_t id);
 
   // An entry for one operation, to fill with an io_uring_prep_* helper and then label(); it goes
   // to the kernel at the end of this loop round (with the loop's sleep, when the ring does it).

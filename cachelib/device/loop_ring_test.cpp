@@ -6,11 +6,13 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <poll.h>
 #include <sys/epoll.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <future>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -163,6 +165,45 @@ TEST_F(LoopRingTest, TheRingSleepsForTheLoopAndEveryEventStillWakesIt) {
   EXPECT_EQ(client.seen, (std::vector<std::pair<uint32_t, int32_t>>{{5, 0}}));
   EXPECT_GE(ring->counters().waits, waits_before + 3);  // it slept between the events
   thread_->run_sync([&] { ring->detach(0); });
+  close(pipe_fds[0]);
+  close(pipe_fds[1]);
+  Drop(ring);
+}
+
+// A retired client's operation still in the kernel completes into nothing: the id is not
+// handed out again, so the client attached after it sees only its own completions.
+TEST_F(LoopRingTest, RetiredIdDropsLateCompletionsAndIsNeverReused) {
+  auto ring = RingOf(*thread_);
+  ASSERT_TRUE(ring);
+  int pipe_fds[2];
+  ASSERT_EQ(pipe2(pipe_fds, O_NONBLOCK | O_CLOEXEC), 0);
+  auto gone = std::make_unique<RecordingClient>(1);
+  uint32_t gone_id = 0, next_id = 0;
+  RecordingClient next(2);
+  thread_->run_sync([&] {
+    gone_id = ring->attach(gone.get());
+    io_uring_sqe* sqe = ring->get_sqe();
+    io_uring_prep_poll_add(sqe, pipe_fds[0], POLLIN);  // stays in the kernel until a write
+    LoopRing::label(sqe, gone_id, 1);
+  });
+  thread_->run_sync([&] {
+    ring->retire(gone_id);
+    gone.reset();
+    next_id = ring->attach(&next);
+  });
+  EXPECT_NE(next_id, gone_id);
+  ASSERT_EQ(write(pipe_fds[1], "x", 1), 1);  // the retired poll completes now
+  thread_->run_sync([&] {
+    io_uring_sqe* sqe = ring->get_sqe();
+    io_uring_prep_poll_add(sqe, pipe_fds[0], POLLIN);
+    LoopRing::label(sqe, next_id, 2);
+  });
+  thread_->run_sync([&] { PrepareNop(*ring, next_id, 3); });
+  next.done.get_future().wait();
+  thread_->run_sync([&] {
+    EXPECT_EQ(next.seen, (std::vector<std::pair<uint32_t, int32_t>>{{2, POLLIN}, {3, 0}}));
+    ring->detach(next_id);
+  });
   close(pipe_fds[0]);
   close(pipe_fds[1]);
   Drop(ring);

@@ -219,12 +219,14 @@ Status Tiercached::StartUblk() {
   options.depth = config_.ublk_depth;
   // 512-byte logical sectors (4096-byte physical), as a 512e disk: the cache takes any of them.
   options.logical_block_size = exported_->block_size();
+  // --io-backend aio: no io_uring on the loops, so each queue keeps a ring of its own.
+  options.own_ring = config_.io_backend == IoBackend::kAio;
   auto started = config_.ublk_recover >= 0
                      ? UblkServer::Recover(*exported_, uint32_t(config_.ublk_recover), options)
                      : UblkServer::Start(*exported_, options);
   if (!started.ok()) return started.status();
   ublk_ = std::move(started).value();
-  LogInfo("ublk_start", {{"device", ublk_->block_device()}});
+  LogInfo("ublk_start", {{"device", ublk_->block_device()}, {"ring", ublk_->command_rings()}});
   return Status::Ok();
 }
 

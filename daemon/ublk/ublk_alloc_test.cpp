@@ -1,37 +1,33 @@
 // Heap allocations per READ and WRITE in the ublk front-end (operator new counted for this whole
-// binary): none once the loop's pools are warm, for the UblkRequestExecutor alone and for
-// UblkQueue's per-request path (a fetched request -> the executor -> the Device -> the
-// COMMIT_AND_FETCH command queued and submitted on the queue's io_uring). Without ublk_drv the
-// kernel side is replaced: the descriptors live in a memfd, the test delivers each fetched request
-// itself (UblkQueueTestPeer), and the commits, submitted for real, fail with EOPNOTSUPP (a memfd
-// has no uring_cmd) and are reaped by the test. The device is a MemoryDevice, which completes at
-// once through the loop's pool and allocates nothing itself.
+// binary, every thread): none once the loop's pools are warm, for the UblkRequestExecutor alone
+// and for UblkQueue's per-request path (a fetched request -> the executor -> the Device -> the
+// COMMIT_AND_FETCH command queued and submitted on the loop's io_uring or the queue's own one,
+// and its completion back to the queue). Without ublk_drv the kernel side is replaced: the
+// descriptors live in a memfd, the test delivers each fetched request itself
+// (UblkQueueTestPeer), and the commands, submitted for real, fail with EOPNOTSUPP (a memfd has
+// no uring_cmd). The device is a MemoryDevice, which completes at once through the loop's pool
+// and allocates nothing itself.
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <future>
 #include <memory>
 #include <vector>
 
 #include "cachelib/common/counting_new.h"
+#include "cachelib/common/epoll_event_loop.h"
 #include "cachelib/common/sim_event_loop.h"
 #include "cachelib/device/memory_device.h"
 #include "daemon/ublk/ublk_queue.h"
+#include "daemon/ublk/ublk_queue_test_peer.h"
 #include "daemon/ublk/ublk_request_executor.h"
 #include "tests/support/sync_io.h"
 
 namespace tiercache {
-
-// Reaches UblkQueue's per-request path without /dev/ublkcN (a friend of UblkQueue).
-class UblkQueueTestPeer {
- public:
-  // What the queue does when the kernel completes a fetch with a request for `tag`.
-  static void Receive(UblkQueue& q, uint32_t tag) { q.on_cqe(tag, UBLK_IO_RES_OK); }
-  static io_uring& Ring(UblkQueue& q) { return q.ring_; }
-  static const std::byte* Buffer(const UblkQueue& q, uint32_t tag) { return q.buffer(tag); }
-};
 
 namespace {
 
@@ -94,20 +90,61 @@ TEST_F(UblkExecutorAllocTest, WritesAllocateNothing) {
   EXPECT_EQ(mem_.stats().writes.load(), 2u * kRequests);
 }
 
-class UblkQueueAllocTest : public ::testing::Test {
+// Sits between the real commands and the queue and counts the completions, so the test thread
+// knows when a round's commits have come back. Allocates nothing.
+class CountingHandler final : public UblkCommands::Handler {
+ public:
+  void on_command_done(uint16_t tag, int32_t res) override {
+    if (res == -EOPNOTSUPP) failed_as_expected.fetch_add(1, std::memory_order_relaxed);
+    next->on_command_done(tag, res);
+    done.fetch_add(1);
+    done.notify_all();
+  }
+  void wait_for(uint64_t n) {
+    for (uint64_t c = done.load(); c < n; c = done.load()) done.wait(c);
+  }
+  UblkCommands::Handler* next = nullptr;
+  std::atomic<uint64_t> done{0};
+  std::atomic<uint64_t> failed_as_expected{0};
+};
+
+// On a running EpollEventLoop with the queue's real commands: the loop's io_uring (false) or a
+// ring of the queue's own (true).
+class UblkQueueAllocTest : public ::testing::TestWithParam<bool> {
  protected:
   void SetUp() override {
     descs_fd_ = memfd_create("ublk-descs", MFD_CLOEXEC);
     ASSERT_GE(descs_fd_, 0) << std::strerror(errno);
     ASSERT_EQ(ftruncate(descs_fd_, sysconf(_SC_PAGESIZE)), 0);
-    UblkQueue::Config config{
-        .char_fd = descs_fd_, .queue_id = 0, .depth = kDepth, .buffer_bytes = kBufBytes};
-    auto q = UblkQueue::Create(mem_, loop_, config);
+    auto t = LoopThread::Start("ublk-alloc");
+    ASSERT_TRUE(t.ok()) << t.status().ToString();
+    thread_ = std::move(t).value();
+    UblkQueue::Config config{.char_fd = descs_fd_,
+                             .queue_id = 0,
+                             .depth = kDepth,
+                             .buffer_bytes = kBufBytes,
+                             .own_ring = GetParam(),
+                             .make_commands = [this](EventLoop& loop,
+                                                     const UblkCommands::Config& c,
+                                                     UblkCommands::Handler& queue) {
+                               counter_.next = &queue;
+                               return UblkCommands::Create(loop, c, counter_);
+                             }};
+    auto q = UblkQueue::Create(mem_, thread_->loop(), config);
     ASSERT_TRUE(q.ok()) << q.status().ToString();
     queue_ = std::move(q).value();
+    ASSERT_TRUE(queue_->start().ok());
+    counter_.wait_for(kDepth);  // the fetches, refused by the memfd
+    EXPECT_STREQ(queue_->ring_name(), GetParam() ? "own" : "loop");
   }
   void TearDown() override {
-    queue_.reset();
+    if (queue_) {
+      std::promise<void> stopped;
+      queue_->stop(true, [&] { stopped.set_value(); });
+      stopped.get_future().wait();
+      queue_.reset();
+    }
+    thread_.reset();
     if (descs_fd_ >= 0) close(descs_fd_);
   }
 
@@ -119,22 +156,14 @@ class UblkQueueAllocTest : public ::testing::Test {
     }
   }
 
-  // One request per tag, then the loop runs until the commits are submitted; reaps their
-  // completions (EOPNOTSUPP from the memfd), counting those of the expected tags.
+  // One request per tag, delivered on the loop; waits until their commits, submitted for real,
+  // have come back (EOPNOTSUPP from the memfd).
   void Round() {
-    for (uint32_t tag = 0; tag < kDepth; ++tag) {
-      EventLoop::ScopedCurrent scope(&loop_);
-      UblkQueueTestPeer::Receive(*queue_, tag);
-    }
-    loop_.run_until_idle();
-    io_uring& ring = UblkQueueTestPeer::Ring(*queue_);
-    io_uring_cqe* cqe;
-    unsigned head, seen = 0;
-    io_uring_for_each_cqe(&ring, head, cqe) {
-      ++seen;
-      if (cqe->user_data == commits_ % kDepth && cqe->res == -EOPNOTSUPP) ++commits_;
-    }
-    io_uring_cq_advance(&ring, seen);
+    thread_->loop().post([this] {
+      for (uint32_t tag = 0; tag < kDepth; ++tag) UblkQueueTestPeer::Receive(*queue_, tag);
+    });
+    completions_ += kDepth;
+    counter_.wait_for(completions_);
   }
 
   // Operator new calls over kRequests requests of `op`, kDepth at a time, after as many more.
@@ -145,18 +174,20 @@ class UblkQueueAllocTest : public ::testing::Test {
     for (int i = 0; i < kRequests / int(kDepth); ++i) Round();
     const uint64_t allocs = OperatorNewCalls() - before;
     EXPECT_EQ(queue_->requests_served(), 2u * kRequests);
-    EXPECT_EQ(commits_, 2u * kRequests);  // each request's commit, in tag order
+    // Every fetch and every request's commit reached the kernel and was answered.
+    EXPECT_EQ(counter_.failed_as_expected.load(), kDepth + 2u * kRequests);
     return allocs;
   }
 
-  SimEventLoop loop_;
   MemoryDevice mem_{"mem", kDevSize, 512};
   int descs_fd_ = -1;
+  std::unique_ptr<LoopThread> thread_;
+  CountingHandler counter_;
   std::unique_ptr<UblkQueue> queue_;
-  uint64_t commits_ = 0;
+  uint64_t completions_ = kDepth;
 };
 
-TEST_F(UblkQueueAllocTest, ReadsAllocateNothing) {
+TEST_P(UblkQueueAllocTest, ReadsAllocateNothing) {
   const std::vector<std::byte> data = testing::Pattern(1, 0, kDepth * kLength);
   mem_.write_now(0, data);
   EXPECT_EQ(AllocsOver(UBLK_IO_OP_READ), 0u);
@@ -168,10 +199,15 @@ TEST_F(UblkQueueAllocTest, ReadsAllocateNothing) {
   }
 }
 
-TEST_F(UblkQueueAllocTest, WritesAllocateNothing) {
+TEST_P(UblkQueueAllocTest, WritesAllocateNothing) {
   EXPECT_EQ(AllocsOver(UBLK_IO_OP_WRITE), 0u);
   EXPECT_EQ(mem_.stats().writes.load(), 2u * kRequests);
 }
+
+INSTANTIATE_TEST_SUITE_P(Rings, UblkQueueAllocTest, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& p) {
+                           return p.param ? "OwnRing" : "LoopRing";
+                         });
 
 }  // namespace
 }  // namespace tiercache

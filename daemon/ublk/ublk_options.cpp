@@ -1,5 +1,6 @@
 #include "daemon/ublk/ublk_options.h"
 
+#include <cstdlib>
 #include <string>
 
 namespace tiercache {
@@ -35,6 +36,11 @@ Status UblkOptions::validate() const {
     return Status::InvalidArgument("ublk: control_path and dev_dir must not be empty");
   }
   return Status::Ok();
+}
+
+bool UblkOptions::OwnRingWanted() const {
+  const char* env = std::getenv("TIERCACHE_UBLK_OWN_RING");
+  return own_ring || (env != nullptr && env[0] == '1');
 }
 
 }  // namespace tiercache

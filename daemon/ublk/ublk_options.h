@@ -11,7 +11,7 @@ namespace tiercache {
 struct UblkOptions {
   // Device number N of /dev/ublkbN; -1 lets the kernel pick the lowest free one. Default: -1.
   int32_t dev_id = -1;
-  // Hardware queues, one io_uring and one thread each. 1..64; the kernel caps it at the CPU
+  // Hardware queues, one thread each. 1..64; the kernel caps it at the CPU
   // count. Default: 1.
   uint32_t queues = 1;
   // Requests in flight per queue. 1..4096. Default: 64.
@@ -34,6 +34,11 @@ struct UblkOptions {
   bool write_cache = true;
   // Advertise discard and write-zeroes. Default: true.
   bool discard = true;
+  // Each queue's commands on an io_uring of its own (UblkOwnRing) instead of its event loop's
+  // ring (UblkLoopRingCommands), which one wait shares with the loop's disk and network I/O.
+  // TIERCACHE_UBLK_OWN_RING=1 in the environment forces it (OwnRingWanted()); tiercached sets
+  // it with --io-backend aio. Default: false.
+  bool own_ring = false;
   // The control node. Tests point it elsewhere to exercise the error paths.
   // Default: "/dev/ublk-control".
   std::string control_path = "/dev/ublk-control";
@@ -42,6 +47,8 @@ struct UblkOptions {
 
   // InvalidArgument naming the first bad field.
   Status validate() const;
+  // own_ring, or TIERCACHE_UBLK_OWN_RING=1 in the environment (0 or unset: the loop's ring).
+  bool OwnRingWanted() const;
 };
 
 }  // namespace tiercache

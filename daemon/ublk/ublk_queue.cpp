@@ -1,7 +1,5 @@
 #include "daemon/ublk/ublk_queue.h"
 
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -20,8 +18,6 @@ size_t RoundUpToPage(size_t bytes) {
   return (bytes + page - 1) / page * page;
 }
 
-std::string QueueName(uint16_t q) { return "ublk queue " + std::to_string(q); }
-
 }  // namespace
 
 UblkQueue::UblkQueue(Device& device, EventLoop& loop, const Config& config)
@@ -30,15 +26,17 @@ UblkQueue::UblkQueue(Device& device, EventLoop& loop, const Config& config)
       executor_(device, config.buffer_bytes),
       tags_(config.depth, TagState::kIdle) {}
 
+std::string UblkQueue::name() const { return "ublk queue " + std::to_string(config_.queue_id); }
+
 Result<std::unique_ptr<UblkQueue>> UblkQueue::Create(Device& device, EventLoop& loop,
                                                      const Config& config) {
   if (config.char_fd < 0 || config.depth == 0 || config.depth > ublk::kMaxQueueDepth ||
-      config.buffer_bytes == 0) {
-    return Status::InvalidArgument(QueueName(config.queue_id) + ": bad configuration");
+      config.buffer_bytes == 0 || !config.make_commands) {
+    return Status::InvalidArgument("ublk queue " + std::to_string(config.queue_id) +
+                                   ": bad configuration");
   }
   std::unique_ptr<UblkQueue> q(new UblkQueue(device, loop, config));
   TC_RETURN_IF_ERROR(q->map_memory());
-  TC_RETURN_IF_ERROR(q->setup_ring());
   return q;
 }
 
@@ -51,7 +49,7 @@ Status UblkQueue::map_memory() {
       mmap(nullptr, descs_bytes_, PROT_READ, MAP_SHARED | MAP_POPULATE, config_.char_fd, offset);
   if (d == MAP_FAILED) {
     descs_bytes_ = 0;
-    return Status::FromErrno(errno, QueueName(config_.queue_id) + ": mmap descriptors");
+    return Status::FromErrno(errno, name() + ": mmap descriptors");
   }
   descs_ = static_cast<const ublksrv_io_desc*>(d);
   // Buffers are committed lazily: only pages a request touched cost memory.
@@ -60,93 +58,52 @@ Status UblkQueue::map_memory() {
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (b == MAP_FAILED) {
     buffers_bytes_ = 0;
-    return Status::FromErrno(errno, QueueName(config_.queue_id) + ": mmap buffers");
+    return Status::FromErrno(errno, name() + ": mmap buffers");
   }
   buffers_ = static_cast<std::byte*>(b);
   return Status::Ok();
 }
 
-Status UblkQueue::setup_ring() {
-  int r = io_uring_queue_init(config_.depth, &ring_, 0);
-  if (r < 0) return Status::FromErrno(-r, QueueName(config_.queue_id) + ": io_uring_queue_init");
-  ring_open_ = true;
-  eventfd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (eventfd_ < 0) return Status::FromErrno(errno, QueueName(config_.queue_id) + ": eventfd");
-  r = io_uring_register_eventfd(&ring_, eventfd_);
-  if (r < 0) {
-    return Status::FromErrno(-r, QueueName(config_.queue_id) + ": io_uring_register_eventfd");
-  }
-  return Status::Ok();
-}
-
 UblkQueue::~UblkQueue() {
-  if (ring_open_) io_uring_queue_exit(&ring_);
-  if (eventfd_ >= 0) close(eventfd_);
-  if (buffers_ != nullptr) munmap(buffers_, buffers_bytes_);
+  commands_.reset();
+  // After a stop that could not wait for the kernel's answers, the fetches may still hand a
+  // request over, which copies its data into the tag's buffer: the mapping stays (leaked).
+  if (buffers_ != nullptr && in_kernel_ == 0) munmap(buffers_, buffers_bytes_);
   if (descs_ != nullptr) munmap(const_cast<ublksrv_io_desc*>(descs_), descs_bytes_);
 }
 
 Status UblkQueue::start() {
   std::promise<Status> started;
-  loop_.post([this, &started] {
-    Status s = loop_.watch_fd(eventfd_, EPOLLIN, [this](uint32_t) { on_ring_ready(); });
-    if (s.ok()) {
-      s = issue_fetches();
-      if (!s.ok()) loop_.unwatch_fd(eventfd_);
-    }
-    started.set_value(std::move(s));
-  });
+  loop_.post([this, &started] { started.set_value(begin()); });
   return started.get_future().get();
 }
 
-Status UblkQueue::issue_fetches() {
-  for (uint32_t tag = 0; tag < config_.depth; ++tag) {
-    if (!queue_command(ublk::kIoFetchReq, tag, -1)) {
-      return Status::IoError(QueueName(config_.queue_id) + ": submission queue full");
-    }
-  }
-  int r = io_uring_submit(&ring_);
-  if (r < 0) return Status::FromErrno(-r, QueueName(config_.queue_id) + ": submit FETCH_REQ");
-  return Status::Ok();
+Status UblkQueue::begin() {
+  UblkCommands::Config config{.char_fd = config_.char_fd,
+                              .queue_id = config_.queue_id,
+                              .depth = config_.depth,
+                              .own_ring = config_.own_ring};
+  auto commands = config_.make_commands(loop_, config, *this);
+  if (!commands.ok()) return commands.status();
+  commands_ = std::move(commands).value();
+  ring_name_ = commands_->ring_name();
+  for (uint32_t tag = 0; tag < config_.depth; ++tag) queue_command(ublk::kIoFetchReq, tag, -1);
+  return commands_->submit();  // (its error names the queue)
 }
 
-bool UblkQueue::queue_command(uint32_t op, uint32_t tag, int32_t result) {
-  io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
-  if (sqe == nullptr) {
-    io_uring_submit(&ring_);
-    sqe = io_uring_get_sqe(&ring_);
-    if (sqe == nullptr) return false;
-  }
-  std::memset(static_cast<void*>(sqe), 0, sizeof *sqe);
-  sqe->opcode = IORING_OP_URING_CMD;
-  sqe->fd = config_.char_fd;
-  sqe->cmd_op = op;
-  sqe->user_data = tag;
-  auto* cmd = reinterpret_cast<ublksrv_io_cmd*>(sqe->cmd);
-  cmd->q_id = config_.queue_id;
-  cmd->tag = uint16_t(tag);
-  cmd->result = result;
-  cmd->addr = reinterpret_cast<uintptr_t>(buffer(tag));
+void UblkQueue::queue_command(uint32_t op, uint32_t tag, int32_t result) {
+  commands_->queue(UblkCommand{.op = op,
+                               .queue_id = config_.queue_id,
+                               .tag = uint16_t(tag),
+                               .result = result,
+                               .addr = reinterpret_cast<uintptr_t>(buffer(tag))});
   tags_[tag] = TagState::kInKernel;
-  return true;
+  ++in_kernel_;
 }
 
-void UblkQueue::on_ring_ready() {
-  uint64_t count;
-  ssize_t n = read(eventfd_, &count, sizeof count);
-  (void)n;  // EAGAIN: completions were already drained by an earlier wake-up
-  io_uring_cqe* cqe;
-  unsigned head;
-  unsigned seen = 0;
-  io_uring_for_each_cqe(&ring_, head, cqe) {
-    on_cqe(uint32_t(cqe->user_data), cqe->res);
-    ++seen;
-  }
-  io_uring_cq_advance(&ring_, seen);
-}
-
-void UblkQueue::on_cqe(uint32_t tag, int32_t res) {
-  if (tag >= config_.depth) return;
+void UblkQueue::on_command_done(uint16_t tag, int32_t res) {
+  if (tag >= config_.depth || tags_[tag] != TagState::kInKernel) return;
+  --in_kernel_;
   if (res == UBLK_IO_RES_OK) {
     tags_[tag] = TagState::kServing;
     ++in_flight_;
@@ -161,63 +118,39 @@ void UblkQueue::on_cqe(uint32_t tag, int32_t res) {
   // UBLK_IO_RES_ABORT (-ENODEV): the device is going away; this tag gets no more requests.
   if (res != UBLK_IO_RES_ABORT && !reported_error_) {
     reported_error_ = true;
-    std::fprintf(stderr, "%s: tag %u: the kernel refused a command: %s\n",
-                 QueueName(config_.queue_id).c_str(), tag, std::strerror(res < 0 ? -res : res));
+    std::fprintf(stderr, "%s: tag %u: the kernel refused a command: %s\n", name().c_str(), tag,
+                 std::strerror(res < 0 ? -res : res));
   }
   tags_[tag] = TagState::kFinished;
   maybe_finish();
 }
 
+// The commit goes to the kernel with the rest of this loop round's commands.
 void UblkQueue::on_request_done(uint32_t tag, int32_t result) {
   --in_flight_;
-  if (!queue_command(ublk::kIoCommitAndFetchReq, tag, result)) {
-    std::fprintf(stderr, "%s: tag %u: no submission slot for the commit\n",
-                 QueueName(config_.queue_id).c_str(), tag);
-    tags_[tag] = TagState::kFinished;
-  }
-  schedule_submit();
+  queue_command(ublk::kIoCommitAndFetchReq, tag, result);
+  maybe_finish();
 }
 
-// Commits completed in one loop iteration go to the kernel in one io_uring_enter.
-void UblkQueue::schedule_submit() {
-  if (submit_posted_) return;
-  submit_posted_ = true;
-  loop_.post([this] {
-    submit_posted_ = false;
-    int r = io_uring_submit(&ring_);
-    if (r < 0 && !reported_error_) {
-      reported_error_ = true;
-      std::fprintf(stderr, "%s: io_uring_submit: %s\n", QueueName(config_.queue_id).c_str(),
-                   std::strerror(-r));
-    }
-    maybe_finish();
-  });
-}
-
-void UblkQueue::stop(std::function<void()> done) {
-  loop_.post([this, done = std::move(done)]() mutable {
+void UblkQueue::stop(bool kernel_stopped, std::function<void()> done) {
+  loop_.post([this, kernel_stopped, done = std::move(done)]() mutable {
     stopping_ = true;
+    kernel_stopped_ = kernel_stopped;
     stop_done_ = std::move(done);
     maybe_finish();
   });
 }
 
 void UblkQueue::maybe_finish() {
-  if (!stopping_ || in_flight_ != 0 || submit_posted_ || !stop_done_) return;
-  close_ring();
+  if (!stopping_ || in_flight_ != 0 || !stop_done_) return;
+  // On the loop's ring, each fetch's UBLK_IO_RES_ABORT comes before the buffers may go.
+  const bool wait_for_aborts = commands_ && !commands_->end_cancels() && kernel_stopped_;
+  if (wait_for_aborts && in_kernel_ != 0) return;
+  if (commands_) commands_->end();
+  if (commands_ && commands_->end_cancels()) in_kernel_ = 0;
   auto done = std::move(stop_done_);
   stop_done_ = nullptr;
   done();
-}
-
-// Closing the ring cancels the fetches still in the kernel; this thread issued them, as the
-// kernel requires for the cancellation.
-void UblkQueue::close_ring() {
-  loop_.unwatch_fd(eventfd_);
-  if (ring_open_) {
-    io_uring_queue_exit(&ring_);
-    ring_open_ = false;
-  }
 }
 
 }  // namespace tiercache

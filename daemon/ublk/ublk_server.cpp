@@ -76,6 +76,17 @@ uint64_t UblkServer::requests_served() const {
   return n;
 }
 
+std::string UblkServer::command_rings() const {
+  std::lock_guard lock(mu_);
+  std::string out;
+  for (const auto& q : queues_) {
+    const std::string name = q->ring_name();
+    if (name.empty() || out.find(name) != std::string::npos) continue;
+    out += out.empty() ? name : "+" + name;
+  }
+  return out;
+}
+
 Status UblkServer::open_control() {
   TC_RETURN_IF_ERROR(options_.validate());
   if (device_.block_size() > options_.logical_block_size) {
@@ -174,7 +185,8 @@ Status UblkServer::start_queues(std::vector<EventLoop*> queue_loops) {
     UblkQueue::Config config{.char_fd = char_fd_,
                              .queue_id = uint16_t(q),
                              .depth = info_.queue_depth,
-                             .buffer_bytes = info_.max_io_buf_bytes};
+                             .buffer_bytes = info_.max_io_buf_bytes,
+                             .own_ring = options_.OwnRingWanted()};
     auto queue = UblkQueue::Create(device_, *queue_loops[q], config);
     if (!queue.ok()) return queue.status();
     {
@@ -186,13 +198,13 @@ Status UblkServer::start_queues(std::vector<EventLoop*> queue_loops) {
   return Status::Ok();
 }
 
-// Waits until every queue has committed its last result and closed its ring, then unmaps.
-void UblkServer::stop_queues() {
+// Waits until every queue has committed its last result and ended its commands, then unmaps.
+void UblkServer::stop_queues(bool kernel_stopped) {
   std::vector<std::future<void>> finished;
   for (auto& q : queues_) {
     auto done = std::make_shared<std::promise<void>>();
     finished.push_back(done->get_future());
-    q->stop([done] { done->set_value(); });
+    q->stop(kernel_stopped, [done] { done->set_value(); });
   }
   for (auto& f : finished) f.wait();
   std::lock_guard lock(mu_);
@@ -200,8 +212,9 @@ void UblkServer::stop_queues() {
   queues_.clear();
 }
 
+// No STOP_DEV here (a recoverable device must stay): the queues do not wait for the fetches.
 void UblkServer::undo_start() {
-  stop_queues();
+  stop_queues(false);
   if (char_fd_ >= 0) {
     close(char_fd_);
     char_fd_ = -1;
@@ -312,7 +325,7 @@ void UblkServer::stop(std::function<void()> done) {
 void UblkServer::run_stop() {
   Status s = control_->stop_dev(info_.dev_id);
   if (!s.ok()) std::fprintf(stderr, "ublk: %s\n", s.ToString().c_str());
-  stop_queues();
+  stop_queues(s.ok());
   close(char_fd_);
   char_fd_ = -1;
   s = control_->del_dev(info_.dev_id);

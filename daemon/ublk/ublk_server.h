@@ -1,7 +1,8 @@
 // UblkServer: exposes a Device as the kernel block device /dev/ublkbN through the ublk driver
 // (Linux 6.0+; this server needs 6.5+ for GET_FEATURES). Control path: GET_FEATURES, ADD_DEV,
 // SET_PARAMS, START_DEV; STOP_DEV and DEL_DEV on stop(). Data path: one UblkQueue per hardware
-// queue, each on its own event-loop thread (owned LoopThreads, or loops the caller passes in).
+// queue, each on its own event-loop thread (owned LoopThreads, or loops the caller passes in),
+// its commands on that loop's io_uring (or rings of their own: UblkOptions::own_ring).
 // With UBLK_F_USER_RECOVERY the device outlives a crashed server and Recover() reattaches.
 //
 // Ownership: the Device (and loops passed in) must outlive the UblkServer. A Device that keeps
@@ -63,6 +64,9 @@ class UblkServer {
   uint64_t device_flags() const { return info_.flags; }
   // Requests served by all queues; exact once stop() has called done.
   uint64_t requests_served() const;
+  // Where the queues' commands go: "loop" (each loop's io_uring), "own" (a ring per queue),
+  // or both names joined by '+' if the queues differ; "" once stopped. Thread-safe.
+  std::string command_rings() const;
 
   // "USER_RECOVERY|CMD_IOCTL_ENCODE|..." for logs.
   static std::string FeatureNames(uint64_t flags);
@@ -77,7 +81,8 @@ class UblkServer {
   Status start_recovery();
   Status open_char_device();
   Status start_queues(std::vector<EventLoop*> queue_loops);
-  void stop_queues();
+  // `kernel_stopped`: STOP_DEV succeeded (UblkQueue::stop).
+  void stop_queues(bool kernel_stopped);
   void undo_start();
   void run_stop();
 

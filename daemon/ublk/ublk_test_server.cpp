@@ -25,8 +25,9 @@ constexpr const char* kUsage =
     "usage: ublk_test_server [--memory SIZE | --file PATH [--buffered]] [--id N] [--queues N]\n"
     "         [--depth N] [--max-io BYTES] [--logical-block N] [--no-recovery] [--no-reissue]\n"
     "         [--recover N] [--pidfile PATH] [--control PATH]\n"
-    "  SIZE takes K, M, G suffixes. Default: --memory 256M. Prints 'READY /dev/ublkbN' when\n"
-    "  the block device exists.\n";
+    "  SIZE takes K, M, G suffixes. Default: --memory 256M. Prints 'READY /dev/ublkbN ...' when\n"
+    "  the block device exists, with ring=loop (the queues' commands on their event loops'\n"
+    "  io_uring) or ring=own (TIERCACHE_UBLK_OWN_RING=1: a ring per queue).\n";
 
 struct Args {
   tiercache::UblkOptions options;
@@ -129,8 +130,10 @@ tiercache::Result<std::unique_ptr<Device>> OpenDevice(const Args& a) {
 }
 
 void PrintReady(const tiercache::UblkServer& srv) {
-  std::printf("READY %s queues=%u depth=%u max_io=%u kernel_features=%s device_flags=%s\n",
-              srv.block_device().c_str(), srv.queues(), srv.depth(), srv.max_io_bytes(),
+  std::printf(
+      "READY %s queues=%u depth=%u max_io=%u ring=%s kernel_features=%s device_flags=%s\n",
+      srv.block_device().c_str(), srv.queues(), srv.depth(), srv.max_io_bytes(),
+      srv.command_rings().c_str(),
               tiercache::UblkServer::FeatureNames(srv.kernel_features()).c_str(),
               tiercache::UblkServer::FeatureNames(srv.device_flags()).c_str());
   std::fflush(stdout);

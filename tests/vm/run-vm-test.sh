@@ -3,8 +3,12 @@
 #   nbd   guest nbd-client -> host NBD server (tiercached in wb mode if built, else
 #         nbd_test_server) over qemu guestfwd to a Unix socket
 #   ublk  ublk server inside the guest on a file there: /dev/ublkb0, ext4, kill -9 + recovery
-#   fio   fio 4 KiB randread QD32 on /dev/ublkb0 and /dev/nbd0 vs the backing file (figures)
+#   fio   fio 4 KiB randread (QD $FIO_IODEPTH, default 32) on /dev/ublkb0 and /dev/nbd0 vs the
+#         backing file, context switches per read of the ublk server (figures); VM_STRACE=1 adds
+#         its system calls per read (strace -c, in a second run)
 # The build comes from $TIERCACHE_BUILD_DIR (default build/). Exit 0 PASS, 1 FAIL, 77 SKIP.
+# TIERCACHE_UBLK_OWN_RING=1 gives the guest's ublk queues rings of their own (default 0: the
+# event loops' rings); the guest checks the server reports that ring (UBLK_RING).
 # Logs: kept in the printed work directory when the test fails.
 set -euo pipefail
 TEST="${1:?usage: run-vm-test.sh nbd|ublk|fio}"
@@ -108,8 +112,13 @@ vm_require_tools
 vm_fetch_kernel
 GUEST_BINS=()
 NET_ARGS=(-nic none)
+UBLK_RING=loop
+[ "${TIERCACHE_UBLK_OWN_RING:-0}" = 1 ] && UBLK_RING=own
 VM_GUEST_ENV="NBD_ADDR=10.0.2.100
-NBD_PORT=$NBD_PORT"
+NBD_PORT=$NBD_PORT
+TIERCACHE_UBLK_OWN_RING=${TIERCACHE_UBLK_OWN_RING:-0}
+export TIERCACHE_UBLK_OWN_RING
+UBLK_RING=$UBLK_RING"
 case "$TEST" in
   nbd)
     start_host_nbd_server
@@ -124,8 +133,14 @@ NBD_SERVER='$NBD_SERVER'"
     start_host_nbd_server
     ublk_guest_env
     GUEST_BINS+=(/usr/sbin/nbd-client /usr/bin/fio)
+    if [ "${VM_STRACE:-0}" = 1 ]; then
+      command -v strace >/dev/null || { echo "SKIP: VM_STRACE=1 needs strace" >&2; exit 77; }
+      GUEST_BINS+=("$(command -v strace)=/usr/bin/strace")
+    fi
     VM_GUEST_ENV+="
-FIO_RUNTIME=${FIO_RUNTIME:-3}"
+FIO_RUNTIME=${FIO_RUNTIME:-3}
+FIO_IODEPTH=${FIO_IODEPTH:-32}
+VM_STRACE=${VM_STRACE:-0}"
     ;;
   *) echo "unknown test $TEST" >&2; exit 2 ;;
 esac

@@ -18,6 +18,13 @@ wait_for() {
 nonzero() { [ "$(cat "$1")" != 0 ]; }
 is_zero() { [ "$(cat "$1")" = 0 ]; }
 
+# check_ring LOG: the ublk server in LOG reports the ring its queues' commands use (ring=loop or
+# ring=own in ublk_test_server's READY line or tiercached's ublk_start event) as UBLK_RING says.
+check_ring() {
+  wait_for 50 grep -q "ring=$UBLK_RING" "$1" ||
+    { cat "$1"; fail "the server does not report ring=$UBLK_RING"; }
+}
+
 drop_caches() { sync; echo 3 > /proc/sys/vm/drop_caches; }
 
 # write_files DIR COUNT LOG [sync]: COUNT files of 4 KiB..512 KiB of random data, in two

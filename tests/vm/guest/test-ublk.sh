@@ -3,7 +3,8 @@
 # clean restart; after kill -9 during a write loop the server is restarted in recovery mode,
 # the mounted file system keeps working and every fsync'ed file is intact.
 # Env: functions ublk_prepare, ublk_start, ublk_recover, ublk_ready; UBLK_BACKING (the file
-# under /dev/ublkb0, or empty when a cache sits between them); all set by the host.
+# under /dev/ublkb0, or empty when a cache sits between them); UBLK_RING (loop or own: what
+# every start must report); all set by the host.
 . /tests/lib.sh
 DEV=/dev/ublkb0
 
@@ -14,7 +15,8 @@ start_server() {
   "$@" >>/tmp/ublk.log 2>&1 &
   UBLK_PID=$!
   wait_for 200 ublk_ready || { cat /tmp/ublk.log; fail "server not ready: $*"; }
-  step "server $UBLK_PID: $(grep READY /tmp/ublk.log || echo ready)"
+  check_ring /tmp/ublk.log
+  step "server $UBLK_PID: $(grep -E 'READY|ublk_start' /tmp/ublk.log || echo ready)"
 }
 
 stop_server() {
