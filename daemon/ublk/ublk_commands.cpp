@@ -24,6 +24,10 @@ void PrepareUblkCommand(io_uring_sqe* sqe, int fd, const UblkCommand& cmd) {
   io->addr = cmd.addr;
 }
 
+std::string UblkQueueName(uint16_t queue_id) {
+  return "ublk queue " + std::to_string(queue_id);
+}
+
 Result<std::unique_ptr<UblkCommands>> UblkCommands::Create(EventLoop& loop, const Config& config,
                                                            Handler& handler) {
   if (!config.own_ring) {

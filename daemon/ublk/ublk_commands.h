@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 
 #include "cachelib/common/event_loop.h"
 #include "cachelib/common/status.h"
@@ -30,6 +31,9 @@ struct UblkCommand {
 // Fills `sqe` (a 64-byte entry: the 16-byte ublksrv_io_cmd fits its command area) with `cmd`
 // on the queue's char device `fd`, everything else zero. The caller sets the user data.
 void PrepareUblkCommand(io_uring_sqe* sqe, int fd, const UblkCommand& cmd);
+
+// "ublk queue N": how errors and logs name a queue.
+std::string UblkQueueName(uint16_t queue_id);
 
 class UblkCommands {
  public:

@@ -11,8 +11,7 @@ namespace tiercache {
 struct UblkOptions {
   // Device number N of /dev/ublkbN; -1 lets the kernel pick the lowest free one. Default: -1.
   int32_t dev_id = -1;
-  // Hardware queues, one thread each. 1..64; the kernel caps it at the CPU
-  // count. Default: 1.
+  // Hardware queues, one thread each. 1..64; the kernel caps it at the CPU count. Default: 1.
   uint32_t queues = 1;
   // Requests in flight per queue. 1..4096. Default: 64.
   uint32_t depth = 64;

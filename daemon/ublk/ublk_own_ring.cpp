@@ -23,7 +23,7 @@ Result<std::unique_ptr<UblkOwnRing>> UblkOwnRing::Create(EventLoop& loop, const 
 }
 
 Status UblkOwnRing::setup() {
-  const std::string name = "ublk queue " + std::to_string(config_.queue_id);
+  const std::string name = UblkQueueName(config_.queue_id);
   int r = io_uring_queue_init(config_.depth, &ring_, 0);
   if (r < 0) return Status::FromErrno(-r, name + ": io_uring_queue_init");
   ring_open_ = true;
@@ -67,8 +67,7 @@ Status UblkOwnRing::submit() {
   if (!ring_open_) return Status::Ok();
   int r = io_uring_submit(&ring_);
   if (r < 0) {
-    return Status::FromErrno(-r, "ublk queue " + std::to_string(config_.queue_id) +
-                                     ": io_uring_submit");
+    return Status::FromErrno(-r, UblkQueueName(config_.queue_id) + ": io_uring_submit");
   }
   return Status::Ok();
 }

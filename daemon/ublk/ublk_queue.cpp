@@ -26,14 +26,11 @@ UblkQueue::UblkQueue(Device& device, EventLoop& loop, const Config& config)
       executor_(device, config.buffer_bytes),
       tags_(config.depth, TagState::kIdle) {}
 
-std::string UblkQueue::name() const { return "ublk queue " + std::to_string(config_.queue_id); }
-
 Result<std::unique_ptr<UblkQueue>> UblkQueue::Create(Device& device, EventLoop& loop,
                                                      const Config& config) {
   if (config.char_fd < 0 || config.depth == 0 || config.depth > ublk::kMaxQueueDepth ||
       config.buffer_bytes == 0 || !config.make_commands) {
-    return Status::InvalidArgument("ublk queue " + std::to_string(config.queue_id) +
-                                   ": bad configuration");
+    return Status::InvalidArgument(UblkQueueName(config.queue_id) + ": bad configuration");
   }
   std::unique_ptr<UblkQueue> q(new UblkQueue(device, loop, config));
   TC_RETURN_IF_ERROR(q->map_memory());
@@ -49,7 +46,7 @@ Status UblkQueue::map_memory() {
       mmap(nullptr, descs_bytes_, PROT_READ, MAP_SHARED | MAP_POPULATE, config_.char_fd, offset);
   if (d == MAP_FAILED) {
     descs_bytes_ = 0;
-    return Status::FromErrno(errno, name() + ": mmap descriptors");
+    return Status::FromErrno(errno, UblkQueueName(config_.queue_id) + ": mmap descriptors");
   }
   descs_ = static_cast<const ublksrv_io_desc*>(d);
   // Buffers are committed lazily: only pages a request touched cost memory.
@@ -58,7 +55,7 @@ Status UblkQueue::map_memory() {
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (b == MAP_FAILED) {
     buffers_bytes_ = 0;
-    return Status::FromErrno(errno, name() + ": mmap buffers");
+    return Status::FromErrno(errno, UblkQueueName(config_.queue_id) + ": mmap buffers");
   }
   buffers_ = static_cast<std::byte*>(b);
   return Status::Ok();
@@ -118,8 +115,8 @@ void UblkQueue::on_command_done(uint16_t tag, int32_t res) {
   // UBLK_IO_RES_ABORT (-ENODEV): the device is going away; this tag gets no more requests.
   if (res != UBLK_IO_RES_ABORT && !reported_error_) {
     reported_error_ = true;
-    std::fprintf(stderr, "%s: tag %u: the kernel refused a command: %s\n", name().c_str(), tag,
-                 std::strerror(res < 0 ? -res : res));
+    std::fprintf(stderr, "%s: tag %u: the kernel refused a command: %s\n",
+                 UblkQueueName(config_.queue_id).c_str(), tag, std::strerror(res < 0 ? -res : res));
   }
   tags_[tag] = TagState::kFinished;
   maybe_finish();
@@ -143,11 +140,13 @@ void UblkQueue::stop(bool kernel_stopped, std::function<void()> done) {
 
 void UblkQueue::maybe_finish() {
   if (!stopping_ || in_flight_ != 0 || !stop_done_) return;
-  // On the loop's ring, each fetch's UBLK_IO_RES_ABORT comes before the buffers may go.
-  const bool wait_for_aborts = commands_ && !commands_->end_cancels() && kernel_stopped_;
-  if (wait_for_aborts && in_kernel_ != 0) return;
-  if (commands_) commands_->end();
-  if (commands_ && commands_->end_cancels()) in_kernel_ = 0;
+  if (commands_) {
+    // On the loop's ring, each fetch's UBLK_IO_RES_ABORT comes before the buffers may go.
+    const bool cancels = commands_->end_cancels();
+    if (!cancels && kernel_stopped_ && in_kernel_ != 0) return;
+    commands_->end();
+    if (cancels) in_kernel_ = 0;
+  }
   auto done = std::move(stop_done_);
   stop_done_ = nullptr;
   done();

@@ -13,7 +13,6 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <string>
 #include <vector>
 
 #include "cachelib/common/event_loop.h"
@@ -77,7 +76,6 @@ class UblkQueue final : private UblkCommands::Handler {
   void queue_command(uint32_t op, uint32_t tag, int32_t result);
   void maybe_finish();
   std::byte* buffer(uint32_t tag) const { return buffers_ + size_t(tag) * config_.buffer_bytes; }
-  std::string name() const;
 
   EventLoop& loop_;
   const Config config_;

@@ -134,8 +134,8 @@ void PrintReady(const tiercache::UblkServer& srv) {
       "READY %s queues=%u depth=%u max_io=%u ring=%s kernel_features=%s device_flags=%s\n",
       srv.block_device().c_str(), srv.queues(), srv.depth(), srv.max_io_bytes(),
       srv.command_rings().c_str(),
-              tiercache::UblkServer::FeatureNames(srv.kernel_features()).c_str(),
-              tiercache::UblkServer::FeatureNames(srv.device_flags()).c_str());
+      tiercache::UblkServer::FeatureNames(srv.kernel_features()).c_str(),
+      tiercache::UblkServer::FeatureNames(srv.device_flags()).c_str());
   std::fflush(stdout);
 }
 
