@@ -27,16 +27,27 @@ void TrustFlusher::fire() {
   armed_.store(false);
   if (stopping_.load()) return;
   // Rounds never overlap: a second round's marks could vouch for data the first's flush missed.
-  if (running_.exchange(true)) return arm();
+  if (!start_round([](Status) {})) return arm();
   pending_.store(false, std::memory_order_release);
+}
+
+void TrustFlusher::round_now(IoCallback done) {
+  if (stopping_.load()) return done(Status::Busy("the cache is closing"));
+  if (!start_round(done)) return done(Status::Busy("a trust round is running"));
+}
+
+bool TrustFlusher::start_round(IoCallback done) {
+  if (running_.exchange(true)) return false;
   engine_.inflight.fetch_add(1, std::memory_order_relaxed);
-  engine_.trust_round([this](Status) {
+  engine_.trust_round([this, done = std::move(done)](Status s) {
     rounds_.fetch_add(1, std::memory_order_relaxed);
     running_.store(false);
     // No re-arming here: a line skipped (busy) or changed during the round asks again when its
     // request completes (Engine::untrust), and a failed round is retried on the next change.
+    done(std::move(s));
     engine_.inflight.fetch_sub(1, std::memory_order_release);
   });
+  return true;
 }
 
 void TrustFlusher::stop() {
