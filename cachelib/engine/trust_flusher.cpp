@@ -27,17 +27,19 @@ void TrustFlusher::fire() {
   armed_.store(false);
   if (stopping_.load()) return;
   // Rounds never overlap: a second round's marks could vouch for data the first's flush missed.
-  if (!start_round([](Status) {})) return arm();
+  if (running_.exchange(true)) return arm();
+  // Cleared before the round: a line untrusted from now on arms the next one.
   pending_.store(false, std::memory_order_release);
+  run_round([](Status) {});
 }
 
 void TrustFlusher::round_now(IoCallback done) {
   if (stopping_.load()) return done(Status::Busy("the cache is closing"));
-  if (!start_round(done)) return done(Status::Busy("a trust round is running"));
+  if (running_.exchange(true)) return done(Status::Busy("a trust round is running"));
+  run_round(std::move(done));
 }
 
-bool TrustFlusher::start_round(IoCallback done) {
-  if (running_.exchange(true)) return false;
+void TrustFlusher::run_round(IoCallback done) {
   engine_.inflight.fetch_add(1, std::memory_order_relaxed);
   engine_.trust_round([this, done = std::move(done)](Status s) {
     rounds_.fetch_add(1, std::memory_order_relaxed);
@@ -47,7 +49,6 @@ bool TrustFlusher::start_round(IoCallback done) {
     done(std::move(s));
     engine_.inflight.fetch_sub(1, std::memory_order_release);
   });
-  return true;
 }
 
 void TrustFlusher::stop() {

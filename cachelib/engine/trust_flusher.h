@@ -33,8 +33,8 @@ class TrustFlusher {
  private:
   void arm();
   void fire();
-  // Runs a round unless one runs (then false); done gets its status.
-  bool start_round(IoCallback done);
+  // REQUIRES running_ set by the caller. Runs a round; done gets its status.
+  void run_round(IoCallback done);
 
   Engine& engine_;
   EventLoop& loop_;
