@@ -1,7 +1,8 @@
 // Engine::trust_round: warm after a crash (docs/io-paths.md). Marks the untrusted lines, flushes
 // the core, trusts the lines no change touched meanwhile and persists their records; each walk
-// goes shard by shard in steps of CacheOptions::trust_batch list entries per shard-lock hold.
+// goes over the shards in turn, CacheOptions::trust_batch list entries per shard-lock hold.
 #include <algorithm>
+#include <vector>
 
 #include "cachelib/common/clock.h"
 #include "cachelib/engine/engine.h"
@@ -13,12 +14,19 @@ static_assert(CacheOptions{}.trust_batch == Engine::kTrustBatch);
 
 struct Engine::TrustRound {
   uint64_t completed = 0;  // the persist epoch completed when marking began
-  size_t shard = 0;        // the shard walking now; all before it are done
-  bool begun = false;      // whether that shard's walk has begun
-  bool trusting = false;   // the second walk (after the core flush)
+  size_t shard = 0;            // the shard whose step is next
+  std::vector<uint8_t> state;  // per shard in this walk: 0 not begun, 1 walking, 2 done
+  size_t walking = 0;          // shards not done with this walk
+  bool trusting = false;       // the second walk (after the core flush)
   TrustRoundReport report;
   Nanos start{0};
   IoCallback done;
+
+  void begin_walk(size_t shards) {
+    shard = 0;
+    state.assign(shards, 0);
+    walking = shards;
+  }
 };
 
 void Engine::trust_round(IoCallback done) {
@@ -32,6 +40,7 @@ void Engine::trust_round(IoCallback done) {
     round->completed = persist_completed_.load(std::memory_order_acquire);
     round->start = SteadyClock::instance().now();
     round->done = std::move(done);
+    round->begin_walk(shards_.size());
     trust_step(std::move(round));
   };
   // Only a durable untrust may be undone (Shard::mark_trust_step): persist those first.
@@ -51,10 +60,10 @@ void Engine::trust_step(std::shared_ptr<TrustRound> round) {
   {
     std::lock_guard lock(shard.mu);
     const Nanos t0 = SteadyClock::instance().now();
-    if (!r.begun) {
+    if (r.state[r.shard] == 0) {
       if (!r.trusting) shard.release_durable(r.completed);
       shard.begin_trust_walk();
-      r.begun = true;
+      r.state[r.shard] = 1;
     }
     const uint32_t batch = options.trust_batch ? options.trust_batch : UINT32_MAX;
     done = r.trusting ? shard.trust_step(batch, [this](uint32_t id) { note_changed(id); },
@@ -66,10 +75,16 @@ void Engine::trust_step(std::shared_ptr<TrustRound> round) {
     r.report.total_hold += held;
   }
   if (done) {
-    ++r.shard;
-    r.begun = false;
+    r.state[r.shard] = 2;
+    --r.walking;
   }
-  if (r.shard < shards_.size()) {
+  // The shards take turns: a request waiting for a shard's lock gets it while the others' steps
+  // run (a shard's next step, right after its last, took the lock again before the waiting
+  // thread woke: readers waited up to 250 ms over 100 GiB).
+  if (r.walking > 0) {
+    do {
+      r.shard = (r.shard + 1) % shards_.size();
+    } while (r.state[r.shard] == 2);
     return options.background_loop->post([this, round] { trust_step(round); });
   }
   if (r.trusting || r.report.marked == 0) return finish_trust_round(r, Status::Ok());
@@ -78,7 +93,7 @@ void Engine::trust_step(std::shared_ptr<TrustRound> round) {
   core.flush([this, round](Status s) {
     if (!s.ok()) return finish_trust_round(*round, std::move(s));
     round->trusting = true;
-    round->shard = 0;
+    round->begin_walk(shards_.size());
     trust_step(round);
   });
 }
