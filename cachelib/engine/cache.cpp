@@ -96,6 +96,8 @@ PolicyOptions Cache::policies() const { return engine_->policies(); }
 MetadataCounters Cache::metadata_counters() const { return engine_->store->counters(); }
 
 PolicySwapReport Cache::last_policy_swap() const { return engine_->last_policy_swap(); }
+void Cache::trust_round(IoCallback done) { engine_->trust_flusher->round_now(std::move(done)); }
+TrustRoundReport Cache::last_trust_round() const { return engine_->last_trust_round(); }
 
 void Cache::set_policies(const PolicyOptions& next, IoCallback done) {
   engine_->set_policies(next, std::move(done));

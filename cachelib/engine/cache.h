@@ -99,6 +99,10 @@ struct CacheOptions {
   // some disks (docs/performance.md "Warm after a crash"). 0: never (clean copies survive only
   // a clean close). Default: 5 s (as ext4's journal commit).
   Nanos trust_interval = std::chrono::seconds(5);
+  // Untrusted-list entries a trust round walks per shard-lock hold (Engine::trust_step), so
+  // foreground requests wait for at most one step of it. 0: a whole shard per hold (measuring).
+  // Default: Engine::kTrustBatch (16384).
+  uint32_t trust_batch = 16384;
   // How far ahead of a read stream served from the SSD to look for the first block it does not
   // hold, and have the core read it ahead of the stream (StreamReadahead): a disk then seeks
   // while the SSD still serves, instead of when the stream reaches it. Bytes; 0: off.
@@ -136,6 +140,17 @@ struct PolicySwapReport {
   Nanos longest_hold{0};
   Nanos total_hold{0};  // summed over holds (mean: total_hold / holds)
   Nanos total{0};       // from the first hold's start to the last one's end
+};
+
+// How the last trust round (CacheOptions::trust_interval, Cache::trust_round) held the shard
+// locks: its walks take at most CacheOptions::trust_batch list entries per hold.
+struct TrustRoundReport {
+  uint64_t holds = 0;    // shard-lock holds of both walks (marking and trusting)
+  uint64_t marked = 0;   // lines marked as trust candidates before the core flush
+  uint64_t trusted = 0;  // lines trusted after it
+  Nanos longest_hold{0};
+  Nanos total_hold{0};  // summed over holds
+  Nanos total{0};       // from the first hold's start to the last one's end (with the core flush)
 };
 
 class Engine;
@@ -180,6 +195,10 @@ class Cache final : public Device {
   PolicyReport policy_report() const;
   // The last live change of replacement policy's lock holds. Thread-safe.
   PolicySwapReport last_policy_swap() const;
+  // Runs a trust round now (benchmarks and tests; rounds also run every trust_interval): Busy
+  // while one runs or once close() was called. The report: last_trust_round(). Thread-safe.
+  void trust_round(IoCallback done);
+  TrustRoundReport last_trust_round() const;
   const SuperblockInfo& info() const;
 
  protected:

@@ -578,6 +578,36 @@ TEST_F(CacheTest, WithoutTrustRoundsACrashForgetsCleanLines) {
   EXPECT_EQ(C().lines_untrusted, 0u);
 }
 
+// A trust round walks each shard's untrusted list trust_batch entries per shard-lock hold, in
+// both walks: 10 lines in one shard, 4 per hold, take 3 holds to mark and 3 to trust.
+TEST_F(CacheTest, ATrustRoundHoldsTheShardLockForAtMostABatch) {
+  CacheOptions o = Deterministic();
+  o.shards = 1;
+  o.policies.admission = "always";
+  o.policies.sequential = SequentialOptions{.enabled = false};
+  o.trust_interval = Nanos(0);
+  o.trust_batch = 4;
+  h = std::make_unique<CacheHarness>(8 << 20, 64 << 20, FormatOptions{}, o);
+  h->open();
+  auto data = Pattern(53, 0, 10 * 4096);
+  h->core_mem.write_now(0, data);
+  EXPECT_EQ(Read(0, 10 * 4096), data);
+  ASSERT_EQ(C().lines_untrusted, 10u);
+  std::optional<Status> done;
+  h->cache->trust_round([&done](Status s) { done = s; });
+  h->loop.run_until_idle();
+  ASSERT_TRUE(done.has_value() && done->ok());
+  const TrustRoundReport r = h->cache->last_trust_round();
+  EXPECT_EQ(r.holds, 6u);
+  EXPECT_EQ(r.marked, 10u);
+  EXPECT_EQ(r.trusted, 10u);
+  EXPECT_EQ(C().lines_untrusted, 0u);
+  h->crash_restart();  // trusted and persisted: the clean lines survive
+  EXPECT_EQ(C().lines_used, 10u);
+  EXPECT_EQ(Read(0, 10 * 4096), data);
+  EXPECT_EQ(C().bytes_read_core, 0u);
+}
+
 TEST_F(CacheTest, FuaWriteIsDurableWithoutFlush) {
   Make(CacheMode::kWriteBack);
   auto data = Pattern(16, 0, 4096);

@@ -196,57 +196,6 @@ void Engine::persist_limbo_soon(Shard& shard) {
   });
 }
 
-uint64_t Engine::mark_trust_candidates() {
-  uint64_t marked = 0;
-  const uint64_t completed = persist_completed_.load(std::memory_order_acquire);
-  for (auto& shard : shards_) {
-    std::lock_guard lock(shard->mu);
-    shard->release_durable(completed);
-    marked += shard->mark_trust_candidates();
-  }
-  return marked;
-}
-
-void Engine::trust_round(IoCallback done) {
-  bool untrust_pending = false;
-  for (auto& shard : shards_) {
-    std::lock_guard lock(shard->mu);
-    untrust_pending |= !persisted(shard->untrust_need());
-  }
-  // Only a durable untrust may be undone (Shard::mark_trust_candidates): persist those first.
-  if (untrust_pending) {
-    return persist([this, done = std::move(done)](Status s) mutable {
-      if (!s.ok()) return done(std::move(s));
-      mark_then_trust(std::move(done));
-    });
-  }
-  mark_then_trust(std::move(done));
-}
-
-void Engine::mark_then_trust(IoCallback done) {
-  if (mark_trust_candidates() == 0) return done(Status::Ok());
-  // The candidates' SSD copies become durable with the persist's first flush; their core copies
-  // (what a fill read, what a write-through wrote) with this one.
-  core.flush([this, done = std::move(done)](Status s) mutable {
-    if (!s.ok()) return done(std::move(s));
-    uint64_t trusted = 0;
-    for (auto& shard : shards_) {
-      std::lock_guard lock(shard->mu);
-      trusted += shard->trust_candidates([this](uint32_t id) { note_changed(id); });
-    }
-    if (trusted == 0) return done(Status::Ok());
-    persist(std::move(done));
-  });
-}
-
-void Engine::trust_all_idle() {
-  for (auto& shard : shards_) {
-    std::lock_guard lock(shard->mu);
-    shard->mark_trust_candidates(/*durable_only=*/false);
-    shard->trust_candidates([this](uint32_t id) { note_changed(id); });
-  }
-}
-
 void Engine::set_dirty(Shard& shard, uint32_t id, const SectorBits& dirty) {
   const SectorBits old_dirty = shard.dirty(id);
   if (old_dirty == dirty) return;

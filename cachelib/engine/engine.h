@@ -114,6 +114,11 @@ class Engine {
   void trust_round(IoCallback done);
   // At close, with nothing in flight and the core flushed: trusts every line.
   void trust_all_idle();
+  // CacheOptions::trust_batch's default: a round over a large fill (millions of lines per shard)
+  // no longer holds a shard for tens of ms (docs/performance.md "Trust rounds in steps").
+  static constexpr uint32_t kTrustBatch = 16384;
+  // The last trust round's lock holds and lines (tests and benchmarks). Thread-safe.
+  TrustRoundReport last_trust_round() const;
   // REQUIRES shard.mu. Sets line `id`'s dirty sectors to `dirty`: updates the dirty bitmap, the
   // counters, and marks the record for the next persist().
   void set_dirty(Shard& shard, uint32_t id, const SectorBits& dirty);
@@ -169,11 +174,13 @@ class Engine {
   // flush that needs a limbo line's record durable persists without waiting for the delay.
   void persist_limbo_soon(Shard& shard);
 
-  // Marks the untrusted lines of every shard as trust candidates; returns how many.
-  uint64_t mark_trust_candidates();
-  // Marks trust candidates, flushes the core, then trusts the candidates no change touched and
-  // persists them.
-  void mark_then_trust(IoCallback done);
+  // A trust round's walks (trust_round.cpp): marks trust candidates, flushes the core, then
+  // trusts the candidates no change touched and persists them. Each step is one hold of one
+  // shard's lock over at most options.trust_batch entries of its untrusted list; the next step
+  // runs on the background loop, so foreground I/O runs between holds.
+  struct TrustRound;
+  void trust_step(std::shared_ptr<TrustRound> round);
+  void finish_trust_round(TrustRound& round, Status status);
   std::atomic<bool> persist_requested_{false};
   std::atomic<bool> limbo_persist_armed_{false};
   std::atomic<EventLoop::TimerId> limbo_persist_timer_{0};
@@ -190,6 +197,7 @@ class Engine {
   mutable std::mutex policies_mu_;
   PolicyOptions policies_;  // GUARDED_BY(policies_mu_)
   PolicySwapReport last_swap_;  // GUARDED_BY(policies_mu_)
+  TrustRoundReport last_trust_;  // GUARDED_BY(policies_mu_)
   // One live policy change at a time: the superblock and the shards then agree.
   std::atomic<bool> policy_change_running_{false};
 

@@ -201,7 +201,8 @@ void Shard::list_untrusted(uint32_t slot) {
   slots_.set_listed(slot, true);
   untrusted_list_.push_back(slot);
   // Freed and re-untrusted lines leave stale entries: keep the list within twice the lines.
-  if (untrusted_list_.size() > 2 * size_t{slots_.size()} + 64) compact_untrusted();
+  // Not during a trust walk (begin_trust_walk): it ends within a round, so the list stays bounded.
+  if (untrusted_list_.size() > 2 * size_t{slots_.size()} + 64 && !walking_) compact_untrusted();
 }
 
 void Shard::compact_untrusted() {
@@ -220,8 +221,32 @@ void Shard::compact_untrusted() {
 
 uint64_t Shard::mark_trust_candidates(bool durable_only) {
   compact_untrusted();
+  begin_trust_walk();
   uint64_t marked = 0;
-  for (uint32_t slot : untrusted_list_) {
+  mark_trust_step(UINT32_MAX, durable_only, marked);
+  return marked;
+}
+
+uint64_t Shard::trust_candidates(const std::function<void(uint32_t)>& changed) {
+  begin_trust_walk();
+  uint64_t trusted = 0;
+  trust_step(UINT32_MAX, changed, trusted);
+  compact_untrusted();  // and drops duplicates
+  return trusted;
+}
+
+void Shard::begin_trust_walk() {
+  walk_pos_ = walk_kept_ = 0;
+  walk_end_ = untrusted_list_.size();
+  walking_ = true;
+}
+
+bool Shard::mark_trust_step(uint32_t max, bool durable_only, uint64_t& marked) {
+  const size_t end = std::min(walk_end_, walk_pos_ + max);
+  for (; walk_pos_ < end; ++walk_pos_) {
+    const uint32_t slot = untrusted_list_[walk_pos_];
+    // Stale entries (freed, evicted or trusted lines since) are dropped by the trust walk.
+    if (!slots_.in_use(slot) || slots_.limbo(slot) || !slots_.untrusted(slot)) continue;
     // Only a durable untrust may be undone: trusting earlier could let a late release mark a
     // newer untrust durable.
     if ((durable_only && !slots_.untrust_durable(slot)) ||
@@ -231,16 +256,21 @@ uint64_t Shard::mark_trust_candidates(bool durable_only) {
     slots_.set_trust_candidate(slot, true);
     ++marked;
   }
-  return marked;
+  walking_ = walk_pos_ < walk_end_;
+  return !walking_;
 }
 
-uint64_t Shard::trust_candidates(const std::function<void(uint32_t)>& changed) {
-  uint64_t trusted = 0;
-  for (uint32_t slot : untrusted_list_) {
-    if (!slots_.in_use(slot) || slots_.limbo(slot) || !slots_.trust_candidate(slot) ||
-        !slots_.untrusted(slot) || locks_.is_locked(slots_.core_line(slot)) ||
+bool Shard::trust_step(uint32_t max, const std::function<void(uint32_t)>& changed,
+                       uint64_t& trusted) {
+  const size_t end = std::min(walk_end_, walk_pos_ + max);
+  for (; walk_pos_ < end; ++walk_pos_) {
+    const uint32_t slot = untrusted_list_[walk_pos_];
+    if (!slots_.in_use(slot) || slots_.limbo(slot) || !slots_.untrusted(slot)) continue;
+    if (!slots_.trust_candidate(slot) || locks_.is_locked(slots_.core_line(slot)) ||
         in_limbo(slots_.core_line(slot))) {
-      continue;  // (a limbo copy of its block: two clean records must never map one block)
+      // (a limbo copy of its block: two clean records must never map one block)
+      untrusted_list_[walk_kept_++] = slot;
+      continue;
     }
     slots_.set_trust_candidate(slot, false);
     slots_.set_untrusted(slot, false);
@@ -250,8 +280,12 @@ uint64_t Shard::trust_candidates(const std::function<void(uint32_t)>& changed) {
     ++trusted;
     changed(first_id_ + slot);
   }
-  compact_untrusted();
-  return trusted;
+  walking_ = walk_pos_ < walk_end_;
+  if (walking_) return false;
+  // The entries appended since the walk began follow the kept ones.
+  untrusted_list_.erase(untrusted_list_.begin() + ptrdiff_t(walk_kept_),
+                        untrusted_list_.begin() + ptrdiff_t(walk_end_));
+  return true;
 }
 
 void Shard::install(uint32_t id, const LineRecord& record) {

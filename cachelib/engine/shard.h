@@ -108,6 +108,14 @@ class Shard {
   // Trust round, after its core flush: trusts the candidates no change touched since, calling
   // changed(id) for each (its record now claims its clean sectors). Returns how many.
   uint64_t trust_candidates(const std::function<void(uint32_t)>& changed);
+  // The same two walks in steps (Engine::trust_round): begin_trust_walk() fixes the walk's end at
+  // the list's length; each step walks at most `max` more entries (one shard-lock hold) and
+  // returns true at that end. Lines untrusted between steps are appended past the end, and the
+  // list is not compacted while a walk runs (list_untrusted), so the position stays valid. The
+  // trust walk compacts as it goes: it keeps only the entries of lines still untrusted.
+  void begin_trust_walk();
+  bool mark_trust_step(uint32_t max, bool durable_only, uint64_t& marked);
+  bool trust_step(uint32_t max, const std::function<void(uint32_t)>& changed, uint64_t& trusted);
   // Lines untrusted now (some may be waiting for their untrust to be durable).
   uint64_t untrusted_lines() const { return untrusted_count_; }
 
@@ -194,6 +202,9 @@ class Shard {
   std::vector<uint32_t> untrusted_list_;  // slots; stale and duplicate entries until compacted
   uint64_t limbo_need_ = 0, untrust_need_ = 0;
   uint64_t untrusted_count_ = 0;
+  // A trust walk: the next entry, the walk's end, and the entries the trust walk kept so far.
+  size_t walk_pos_ = 0, walk_end_ = 0, walk_kept_ = 0;
+  bool walking_ = false;
   uint32_t free_count_ = 0;
   std::unique_ptr<ReplacementPolicy> replacement_;
   std::unique_ptr<AdmissionPolicy> admission_;

@@ -28,13 +28,25 @@ void TrustFlusher::fire() {
   if (stopping_.load()) return;
   // Rounds never overlap: a second round's marks could vouch for data the first's flush missed.
   if (running_.exchange(true)) return arm();
+  // Cleared before the round: a line untrusted from now on arms the next one.
   pending_.store(false, std::memory_order_release);
+  run_round([](Status) {});
+}
+
+void TrustFlusher::round_now(IoCallback done) {
+  if (stopping_.load()) return done(Status::Busy("the cache is closing"));
+  if (running_.exchange(true)) return done(Status::Busy("a trust round is running"));
+  run_round(std::move(done));
+}
+
+void TrustFlusher::run_round(IoCallback done) {
   engine_.inflight.fetch_add(1, std::memory_order_relaxed);
-  engine_.trust_round([this](Status) {
+  engine_.trust_round([this, done = std::move(done)](Status s) {
     rounds_.fetch_add(1, std::memory_order_relaxed);
     running_.store(false);
     // No re-arming here: a line skipped (busy) or changed during the round asks again when its
     // request completes (Engine::untrust), and a failed round is retried on the next change.
+    done(std::move(s));
     engine_.inflight.fetch_sub(1, std::memory_order_release);
   });
 }

@@ -8,6 +8,7 @@
 
 #include "cachelib/common/clock.h"
 #include "cachelib/common/event_loop.h"
+#include "cachelib/device/device.h"
 
 namespace tiercache {
 
@@ -24,12 +25,16 @@ class TrustFlusher {
   void note_untrusted();
   // No round starts after this (a running one finishes; close() waits for it).
   void stop();
+  // Runs a round now (Cache::trust_round): Busy while one runs or once stopped.
+  void round_now(IoCallback done);
   // Rounds completed (tests and `tiercache stats`).
   uint64_t rounds() const { return rounds_.load(std::memory_order_relaxed); }
 
  private:
   void arm();
   void fire();
+  // REQUIRES running_ set by the caller. Runs a round; done gets its status.
+  void run_round(IoCallback done);
 
   Engine& engine_;
   EventLoop& loop_;

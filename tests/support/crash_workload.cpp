@@ -24,6 +24,8 @@ CacheOptions CrashCacheOptions(bool commit_before_ack) {
   o.cleaning_options.idle_after = std::chrono::microseconds(50);
   // Trust rounds often, so power cuts land inside them and meet trusted clean lines.
   o.trust_interval = std::chrono::microseconds(100);
+  // A few lines per step, so foreground I/O and power cuts also land between a round's steps.
+  o.trust_batch = 4;
   o.policies.sequential =
       SequentialOptions{.read_cutoff_bytes = 16384, .write_cutoff_bytes = 16384};
   return o;

@@ -1,0 +1,108 @@
+// Shard's trust walks in steps (begin_trust_walk, mark_trust_step, trust_step): a walk over L
+// list entries takes ceil(L / max) steps, and changes between steps leave exactly the lines the
+// one-hold walks would leave untrusted: a line written after its mark stays untrusted, one
+// written before its mark is trusted (the core flush follows every mark), and one trusted and
+// written again is listed again for the next round.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <vector>
+
+#include "cachelib/engine/shard.h"
+#include "policy/admission/always_admit.h"
+#include "policy/replacement/lru_policy.h"
+
+namespace tiercache {
+namespace {
+
+constexpr uint32_t kFirst = 64;  // global ids 64..73: slots 0..9
+constexpr uint32_t kLines = 10;
+
+class ShardTrustTest : public ::testing::Test {
+ protected:
+  ShardTrustTest()
+      : shard(kFirst, kLines, 1, std::make_unique<LruPolicy>(kLines),
+              std::make_unique<AlwaysAdmit>(), /*keep_reserve=*/false) {
+    for (uint32_t i = 0; i < kLines; ++i) {
+      uint32_t to_limbo = 0;
+      bool evicted = false;
+      EXPECT_EQ(shard.allocate(100 + i, [](uint32_t) { return false; }, &to_limbo, &evicted),
+                kFirst + i);
+    }
+    EXPECT_EQ(shard.untrusted_lines(), kLines);  // fresh lines: untrusted, durably
+  }
+  // Runs a mark walk of `max` entries per step; returns the steps taken.
+  int Mark(uint32_t max, uint64_t& marked) {
+    shard.begin_trust_walk();
+    int steps = 1;
+    while (!shard.mark_trust_step(max, /*durable_only=*/true, marked)) ++steps;
+    return steps;
+  }
+  bool TrustStep(uint32_t max, uint64_t& trusted) {
+    return shard.trust_step(max, [this](uint32_t id) { changed.push_back(id); }, trusted);
+  }
+
+  Shard shard;
+  std::vector<uint32_t> changed;  // records staged by the trust walk, in order
+};
+
+TEST_F(ShardTrustTest, AWriteBetweenTrustStepsKeepsItsLineUntrusted) {
+  uint64_t marked = 0, trusted = 0;
+  EXPECT_EQ(Mark(3, marked), 4);  // ceil(10 / 3)
+  EXPECT_EQ(marked, kLines);
+  shard.begin_trust_walk();
+  ASSERT_FALSE(TrustStep(3, trusted));  // lines 0-2
+  EXPECT_EQ(trusted, 3u);
+  EXPECT_FALSE(shard.mark_untrusted(kFirst + 5));  // written ahead of the walk: no candidate now
+  EXPECT_TRUE(shard.mark_untrusted(kFirst + 1));   // trusted, then written: listed again
+  int steps = 1;
+  while (!TrustStep(3, trusted)) ++steps;
+  EXPECT_EQ(steps, 3);  // 4 steps in all: the entry appended past the walk's end is not walked
+  EXPECT_EQ(trusted, 9u);
+  EXPECT_EQ(changed, (std::vector<uint32_t>{64, 65, 66, 67, 68, 70, 71, 72, 73}));
+  EXPECT_EQ(shard.untrusted_lines(), 2u);
+  EXPECT_TRUE(shard.untrusted(kFirst + 1));
+  EXPECT_TRUE(shard.untrusted(kFirst + 5));
+
+  // The list holds exactly the two lines: line 5's kept entry, then line 1's appended one.
+  marked = 0;
+  EXPECT_EQ(Mark(1, marked), 2);
+  EXPECT_EQ(marked, 1u);  // line 1's untrust is not durable: only line 5 may be trusted
+  trusted = 0;
+  changed.clear();
+  shard.begin_trust_walk();
+  EXPECT_FALSE(TrustStep(1, trusted));
+  EXPECT_TRUE(TrustStep(1, trusted));
+  EXPECT_EQ(changed, (std::vector<uint32_t>{69}));
+  EXPECT_EQ(shard.untrusted_lines(), 1u);
+  EXPECT_TRUE(shard.untrusted(kFirst + 1));
+}
+
+TEST_F(ShardTrustTest, AWriteBetweenMarkStepsCountsOnlyAheadOfTheWalk) {
+  uint64_t marked = 0, trusted = 0;
+  shard.begin_trust_walk();
+  ASSERT_FALSE(shard.mark_trust_step(4, true, marked));  // lines 0-3
+  EXPECT_FALSE(shard.mark_untrusted(kFirst + 2));  // after its mark: stays untrusted
+  EXPECT_FALSE(shard.mark_untrusted(kFirst + 6));  // before its mark: the flush covers it
+  ASSERT_FALSE(shard.mark_trust_step(4, true, marked));
+  ASSERT_TRUE(shard.mark_trust_step(4, true, marked));
+  EXPECT_EQ(marked, kLines);
+  shard.begin_trust_walk();
+  EXPECT_TRUE(TrustStep(kLines, trusted));
+  EXPECT_EQ(trusted, 9u);
+  EXPECT_EQ(shard.untrusted_lines(), 1u);
+  EXPECT_TRUE(shard.untrusted(kFirst + 2));
+  EXPECT_FALSE(shard.untrusted(kFirst + 6));
+}
+
+TEST_F(ShardTrustTest, OneHoldWalksTrustTheSameLines) {
+  uint64_t marked = 0;
+  EXPECT_EQ(Mark(3, marked), 4);
+  EXPECT_EQ(shard.trust_candidates([this](uint32_t id) { changed.push_back(id); }), kLines);
+  EXPECT_EQ(changed.size(), kLines);
+  EXPECT_EQ(shard.untrusted_lines(), 0u);
+  EXPECT_EQ(shard.mark_trust_candidates(), 0u);
+}
+
+}  // namespace
+}  // namespace tiercache
