@@ -57,6 +57,21 @@ class CacheTest : public ::testing::Test {
     return out;
   }
   CacheCounters C() { return h->cache->counters(); }
+  // One shard of 4 KiB lines, no timed trust rounds: `data` read in from offset 0, so every line
+  // it fills is untrusted and only an asked trust round (trust_batch entries per hold) trusts it.
+  void MakeUntrusted(const std::vector<std::byte>& data, uint32_t trust_batch) {
+    CacheOptions o = Deterministic();
+    o.shards = 1;
+    o.policies.admission = "always";
+    o.policies.sequential = SequentialOptions{.enabled = false};
+    o.trust_interval = Nanos(0);
+    o.trust_batch = trust_batch;
+    h = std::make_unique<CacheHarness>(8 << 20, 64 << 20, FormatOptions{}, o);
+    h->open();
+    h->core_mem.write_now(0, data);
+    EXPECT_EQ(Read(0, data.size()), data);
+    ASSERT_EQ(C().lines_untrusted, data.size() / 4096);
+  }
 
   std::unique_ptr<CacheHarness> h;
 };
@@ -581,18 +596,8 @@ TEST_F(CacheTest, WithoutTrustRoundsACrashForgetsCleanLines) {
 // A trust round walks each shard's untrusted list trust_batch entries per shard-lock hold, in
 // both walks: 10 lines in one shard, 4 per hold, take 3 holds to mark and 3 to trust.
 TEST_F(CacheTest, ATrustRoundHoldsTheShardLockForAtMostABatch) {
-  CacheOptions o = Deterministic();
-  o.shards = 1;
-  o.policies.admission = "always";
-  o.policies.sequential = SequentialOptions{.enabled = false};
-  o.trust_interval = Nanos(0);
-  o.trust_batch = 4;
-  h = std::make_unique<CacheHarness>(8 << 20, 64 << 20, FormatOptions{}, o);
-  h->open();
   auto data = Pattern(53, 0, 10 * 4096);
-  h->core_mem.write_now(0, data);
-  EXPECT_EQ(Read(0, 10 * 4096), data);
-  ASSERT_EQ(C().lines_untrusted, 10u);
+  ASSERT_NO_FATAL_FAILURE(MakeUntrusted(data, /*trust_batch=*/4));
   std::optional<Status> done;
   h->cache->trust_round([&done](Status s) { done = s; });
   h->loop.run_until_idle();
@@ -603,6 +608,58 @@ TEST_F(CacheTest, ATrustRoundHoldsTheShardLockForAtMostABatch) {
   EXPECT_EQ(r.trusted, 10u);
   EXPECT_EQ(C().lines_untrusted, 0u);
   h->crash_restart();  // trusted and persisted: the clean lines survive
+  EXPECT_EQ(C().lines_used, 10u);
+  EXPECT_EQ(Read(0, 10 * 4096), data);
+  EXPECT_EQ(C().bytes_read_core, 0u);
+}
+
+// close() first, then a trust round: refused at once, before the close completes; the close
+// itself trusts every line.
+TEST_F(CacheTest, ATrustRoundAskedWhileTheCacheClosesIsBusy) {
+  auto data = Pattern(54, 0, 10 * 4096);
+  ASSERT_NO_FATAL_FAILURE(MakeUntrusted(data, /*trust_batch=*/4));
+  std::optional<Status> closed, round;
+  {
+    EventLoop::ScopedCurrent scope(&h->loop);
+    h->cache->close([&](Status s) { closed = s; });
+    h->cache->trust_round([&](Status s) { round = s; });
+  }
+  ASSERT_TRUE(round.has_value());
+  EXPECT_FALSE(closed.has_value());
+  EXPECT_EQ(round->code(), Status::Code::kBusy);
+  EXPECT_EQ(round->message(), "the cache is closing");
+  h->loop.run_until_idle();
+  ASSERT_TRUE(closed.has_value() && closed->ok()) << closed->ToString();
+  EXPECT_EQ(h->cache->last_trust_round().holds, 0u);  // no round ran
+  h->open();
+  EXPECT_EQ(C().lines_used, 10u);
+  EXPECT_EQ(C().lines_untrusted, 0u);
+}
+
+// A trust round of several steps, then close() before it is done: the close waits for it (the
+// round answers first, having trusted every line), and a second round is Busy meanwhile.
+TEST_F(CacheTest, CloseWaitsForARunningTrustRound) {
+  auto data = Pattern(55, 0, 10 * 4096);
+  ASSERT_NO_FATAL_FAILURE(MakeUntrusted(data, /*trust_batch=*/4));
+  std::vector<std::string> answers;
+  auto record = [&answers](const char* what) {
+    return [&answers, what](Status s) { answers.push_back(what + (": " + s.ToString())); };
+  };
+  {
+    EventLoop::ScopedCurrent scope(&h->loop);
+    h->cache->trust_round(record("round"));
+    h->cache->trust_round(record("second round"));
+    h->cache->close(record("close"));
+  }
+  EXPECT_EQ(answers, (std::vector<std::string>{
+                         "second round: " + Status::Busy("a trust round is running").ToString()}));
+  h->loop.run_until_idle();
+  EXPECT_EQ(answers, (std::vector<std::string>{
+                         "second round: " + Status::Busy("a trust round is running").ToString(),
+                         "round: " + Status::Ok().ToString(), "close: " + Status::Ok().ToString()}));
+  EXPECT_EQ(h->cache->last_trust_round().holds, 6u);
+  EXPECT_EQ(h->cache->last_trust_round().trusted, 10u);
+  h->open();
   EXPECT_EQ(C().lines_used, 10u);
   EXPECT_EQ(Read(0, 10 * 4096), data);
   EXPECT_EQ(C().bytes_read_core, 0u);

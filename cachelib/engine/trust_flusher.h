@@ -33,7 +33,10 @@ class TrustFlusher {
  private:
   void arm();
   void fire();
-  // REQUIRES running_ set by the caller. Runs a round; done gets its status.
+  // Counts a round in flight unless stopping (false: nothing counted).
+  bool enter();
+  void leave();
+  // REQUIRES enter() and running_ set by the caller. Runs a round; done gets its status.
   void run_round(IoCallback done);
 
   Engine& engine_;
