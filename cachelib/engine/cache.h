@@ -101,8 +101,8 @@ struct CacheOptions {
   Nanos trust_interval = std::chrono::seconds(5);
   // Untrusted-list entries a trust round walks per shard-lock hold (Engine::trust_step), so
   // foreground requests wait for at most one step of it. 0: a whole shard per hold (measuring).
-  // Default: Engine::kTrustBatch (16384).
-  uint32_t trust_batch = 16384;
+  // Default: Engine::kTrustBatch (1024).
+  uint32_t trust_batch = 1024;
   // How far ahead of a read stream served from the SSD to look for the first block it does not
   // hold, and have the core read it ahead of the stream (StreamReadahead): a disk then seeks
   // while the SSD still serves, instead of when the stream reaches it. Bytes; 0: off.
