@@ -2,8 +2,9 @@
 // close_clean, crash at request #1, #2, ... until the workload finishes without a crash, reopen the
 // SSD each time and check: everything a completed persist covered is there, nothing else appears,
 // and every dirty line's data is on the SSD. The journal variant hands the store a record source
-// (as the engine does), so persists are journal rounds, steps (page rounds with a marker block)
-// once the journal is half full, the journal wraps around its ring, checkpoints when the journal
+// (as the engine does), so persists are journal rounds, steps (page rounds with a marker block,
+// asked for on this small region) once the journal is three quarters full, the journal wraps
+// around its ring, checkpoints when the journal
 // overflows and after a restart, and a checkpoint at the clean close.
 #include <gtest/gtest.h>
 
@@ -167,7 +168,7 @@ class Workload {
 
  private:
   std::unique_ptr<MetadataStore> Open(Device& ssd) {
-    auto opened = testing::SyncOpen(loop_, ssd, kCore);
+    auto opened = testing::SyncOpen(loop_, ssd, kCore, StoreOptions{.steps_above_pages = 0});
     if (!opened.ok()) return nullptr;
     std::unique_ptr<MetadataStore> store = std::move(opened).value();
     lines_ = store->line_count();

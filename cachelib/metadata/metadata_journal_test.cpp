@@ -37,9 +37,10 @@ class MetadataJournalTest : public ::testing::Test {
     ASSERT_EQ(layout_.journal_blocks, 16u);  // 1022 lines, 4 pages
     ASSERT_EQ(layout_.journal_entries_per_block, 201u);
   }
-  // Opens through `counting` and hands the store the live records, as the engine does.
-  std::unique_ptr<MetadataStore> Open() {
-    auto r = SyncOpen(loop_, counting_, kCore);
+  // Opens through `counting` and hands the store the live records, as the engine does. This
+  // 4-page region takes steps only when asked to (StoreOptions), as these tests do by default.
+  std::unique_ptr<MetadataStore> Open(StoreOptions options = {.steps_above_pages = 0}) {
+    auto r = SyncOpen(loop_, counting_, kCore, options);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     if (!r.ok()) return nullptr;
     std::unique_ptr<MetadataStore> store = std::move(r).value();
@@ -350,6 +351,34 @@ TEST_F(MetadataJournalTest, AFailedStepFailsThePersistAndTheNextOneCheckpoints) 
   EXPECT_EQ(NewestSuperblock().journal_start_round, 10u);
   EXPECT_EQ(store->counters().checkpoints, 1u);
   EXPECT_EQ(store->counters().journal_blocks_used, 0u);  // a new epoch
+  CrashAndExpectEveryRecord(store);
+}
+
+// A region of at most four steps' pages (the default StoreOptions) takes no steps: its journal
+// fills, keeping one block free for a marker, and the round that does not fit is a checkpoint.
+TEST_F(MetadataJournalTest, ASmallRegionCheckpointsWhenItsJournalFills) {
+  auto store = Open(StoreOptions{});
+  SixRoundsOfOnePage(*store);  // 12 of 16 blocks used
+  for (uint64_t round = 7; round <= 9; ++round) {  // blocks 12, 13 and 14: no step
+    Change(*store, 1010, MakeRecord(round, 9000 + round, 16, true));
+    counting_.writes = counting_.flushes = 0;
+    ASSERT_TRUE(SyncPersist(loop_, *store).ok());
+    EXPECT_EQ(counting_.writes, 1u);
+    EXPECT_EQ(counting_.flushes, 2u);
+  }
+  EXPECT_EQ(store->counters().journal_blocks_used, 15u);
+  Change(*store, 1010, MakeRecord(10, 9010, 16, true));
+  counting_.writes = counting_.flushes = 0;
+  ASSERT_TRUE(SyncPersist(loop_, *store).ok());
+  // Round 10: intent, the 4 pages, commit; a new epoch.
+  EXPECT_EQ(counting_.writes, 4u + 2);
+  EXPECT_EQ(counting_.flushes, 3u);
+  const MetadataCounters c = store->counters();
+  EXPECT_EQ(c.journal_rounds, 9u);
+  EXPECT_EQ(c.steps, 0u);
+  EXPECT_EQ(c.checkpoints, 1u);
+  EXPECT_EQ(c.journal_blocks_used, 0u);
+  EXPECT_EQ(NewestSuperblock().journal_start_round, 11u);
   CrashAndExpectEveryRecord(store);
 }
 

@@ -58,8 +58,9 @@ void MetadataStore::Format(Device& ssd, const CoreIdentity& core, const FormatOp
   FormatTask::Start(ssd, core, options, std::move(done));
 }
 
-void MetadataStore::Open(Device& ssd, const CoreIdentity& core, OpenCallback done) {
-  OpenTask::Start(ssd, core, std::move(done));
+void MetadataStore::Open(Device& ssd, const CoreIdentity& core, OpenCallback done,
+                         const StoreOptions& options) {
+  OpenTask::Start(ssd, core, options, std::move(done));
 }
 
 }  // namespace tiercache

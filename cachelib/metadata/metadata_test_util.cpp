@@ -52,12 +52,13 @@ Status SyncFormat(SimEventLoop& loop, Device& ssd, const CoreIdentity& core,
 }
 
 Result<std::unique_ptr<MetadataStore>> SyncOpen(SimEventLoop& loop, Device& ssd,
-                                                const CoreIdentity& core) {
+                                                const CoreIdentity& core,
+                                                const StoreOptions& options) {
   using R = Result<std::unique_ptr<MetadataStore>>;
   std::optional<R> result;
   {
     EventLoop::ScopedCurrent scope(&loop);
-    MetadataStore::Open(ssd, core, [&](R r) { result.emplace(std::move(r)); });
+    MetadataStore::Open(ssd, core, [&](R r) { result.emplace(std::move(r)); }, options);
   }
   loop.run_until([&] { return result.has_value(); });
   if (!result) return Status::IoError("open never completed");

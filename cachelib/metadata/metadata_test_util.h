@@ -24,7 +24,8 @@ namespace tiercache::testing {
 Status SyncFormat(SimEventLoop& loop, Device& ssd, const CoreIdentity& core,
                   const FormatOptions& options);
 Result<std::unique_ptr<MetadataStore>> SyncOpen(SimEventLoop& loop, Device& ssd,
-                                                const CoreIdentity& core);
+                                                const CoreIdentity& core,
+                                                const StoreOptions& options = {});
 Status SyncPersist(SimEventLoop& loop, MetadataStore& store);
 Status SyncSetMode(SimEventLoop& loop, MetadataStore& store, CacheMode mode);
 Status SyncCloseClean(SimEventLoop& loop, MetadataStore& store);

@@ -13,8 +13,10 @@ constexpr uint64_t kReadChunk = 4ull << 20;
 
 }  // namespace
 
-void OpenTask::Start(Device& ssd, const CoreIdentity& core, MetadataStore::OpenCallback done) {
+void OpenTask::Start(Device& ssd, const CoreIdentity& core, const StoreOptions& options,
+                     MetadataStore::OpenCallback done) {
   auto task = std::make_shared<OpenTask>(ssd, core, std::move(done));
+  task->state_.options = options;
   if (ssd.block_size() > format::kBlockSize || ssd.max_io_bytes() < format::kPageStride) {
     return task->fail(Status::NotSupported(
         ssd.name() + ": block size " + std::to_string(ssd.block_size()) + " or request limit " +

@@ -16,7 +16,8 @@ namespace tiercache {
 
 class OpenTask : public std::enable_shared_from_this<OpenTask> {
  public:
-  static void Start(Device& ssd, const CoreIdentity& core, MetadataStore::OpenCallback done);
+  static void Start(Device& ssd, const CoreIdentity& core, const StoreOptions& options,
+                    MetadataStore::OpenCallback done);
 
   OpenTask(Device& ssd, CoreIdentity core, MetadataStore::OpenCallback done);
 

@@ -46,6 +46,7 @@ class PagedMetadataStore final : public MetadataStore {
     std::vector<uint64_t> redo_pages;   // of dirty_pages: other slot holds an uncommitted round
     bool journal_in_use = false;        // the journal holds blocks of the current epoch
     uint64_t newest_journal_round = 0;  // of any journal block read (rounds continue above it)
+    StoreOptions options;
   };
 
   PagedMetadataStore(Device& ssd, State state);

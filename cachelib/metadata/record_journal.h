@@ -37,7 +37,8 @@ class RecordJournal {
 
   // `in_use`: the journal holds blocks of the current epoch (from a load), so nothing may be
   // appended before a checkpoint ends the epoch.
-  RecordJournal(const format::Layout& layout, bool in_use);
+  // Steps are wanted only if the region has more than `steps_above_pages` pages (StoreOptions).
+  RecordJournal(const format::Layout& layout, bool in_use, uint64_t steps_above_pages);
 
   // Line `line` changed. Past what the free part of the journal could take, the lines are
   // dropped and the next persist must be a page checkpoint (overflowed()).
@@ -58,7 +59,8 @@ class RecordJournal {
   void release_before(uint64_t round);
   uint64_t used_blocks() const { return used_; }
   // How many steps the persist that just appended a round should write, by how full the
-  // journal is: none up to three quarters, one up to seven eighths, then up to four.
+  // journal is: none up to three quarters, one up to seven eighths, then up to four; none ever
+  // for a small region.
   size_t steps_wanted() const;
 
   // Fills round.buf from the live records (the source takes the engine's locks).
@@ -76,6 +78,7 @@ class RecordJournal {
 
   const format::Layout layout_;
   const uint64_t capacity_entries_;
+  const bool steps_;
   uint64_t used_ = 0;  // blocks of the current epoch's live rounds
   uint64_t head_ = 0;  // where the next round starts
   std::deque<Span> live_;  // the live rounds, oldest first, in ring order from head_ - used_
