@@ -144,15 +144,14 @@ TEST(ConcurrencyTest, TwoLoopsShareOneCacheByteExact) {
   std::vector<std::byte> image(kCore);
   core.read_now(0, image);
   EXPECT_TRUE(image == ref) << "core differs from the reference after cleaning";
-  // Quiet now: a round trusts every line (none is locked or changing), 2 entries per hold.
+  // Quiet now: a last round (once a timed one is done) leaves no line untrusted. The exact holds
+  // of a round are checked in cache_test; by now earlier rounds have trusted nearly everything.
   Status trusted;
   do {
     trusted = OnLoop<Status>(**bg, [&](auto cb) { cache->trust_round(cb); });
   } while (trusted.message() == "a trust round is running");
   ASSERT_TRUE(trusted.ok()) << trusted.ToString();
   EXPECT_EQ(cache->counters().lines_untrusted, 0u);
-  const TrustRoundReport round = cache->last_trust_round();
-  EXPECT_GE(round.holds, round.marked / 2);
   ASSERT_TRUE((OnLoop<Status>(**bg, [&](auto cb) { cache->close(cb); })).ok());
   EXPECT_GT(cache->counters().evictions, 0u);
 }

@@ -4,8 +4,8 @@
 // and every dirty line's data is on the SSD. The journal variant hands the store a record source
 // (as the engine does), so persists are journal rounds, steps (page rounds with a marker block,
 // asked for on this small region) once the journal is three quarters full, the journal wraps
-// around its ring, checkpoints when the journal
-// overflows and after a restart, and a checkpoint at the clean close.
+// around its ring, checkpoints when the journal overflows and after a restart, and a checkpoint
+// at the clean close.
 #include <gtest/gtest.h>
 
 #include <map>

@@ -5,7 +5,6 @@
 
 #include "cachelib/metadata/bounded_io.h"
 #include "cachelib/metadata/journal_block.h"
-#include "cachelib/metadata/metadata_store.h"
 
 namespace tiercache {
 namespace {
@@ -13,8 +12,6 @@ namespace {
 constexpr size_t kWriteWindow = 32;  // block writes in flight, as for page writes
 
 }  // namespace
-
-static_assert(StoreOptions{}.steps_above_pages == 4 * format::sb::kMaxRoundPages);
 
 RecordJournal::RecordJournal(const format::Layout& layout, bool in_use, uint64_t steps_above_pages)
     : layout_(layout),
