@@ -3,8 +3,11 @@
 // every --per-persist writes the engine's persist runs. Prints, per persist, the SSD writes,
 // flushes and bytes it issued and its wall time: mean, p99 and max, so the cost of the one persist
 // that checkpoints shows next to the typical one. Only the public MetadataStore API: the same
-// file builds against an older tree for an A/B run (docs/performance.md).
+// file builds against an older tree for an A/B run (docs/performance.md), that tree's
+// StoreOptions permitting (--steps needs session 14's).
 // Run: build/bench/metadata/persist_benchmark --dir /var/tmp --size 100G --writes 4000000
+// --steps 3/4,7/8: a persist writes one step above three quarters of the journal, up to four
+// above seven eighths (StoreOptions::one_step_above, four_steps_above; default: the store's).
 #include <unistd.h>
 
 #include <algorithm>
@@ -30,7 +33,19 @@ struct Config {
   uint64_t size = 100ull << 30;
   uint64_t writes = 4000000;
   uint64_t per_persist = 2000;  // about 50 ms of a 40k IOPS wb cell
+  StoreOptions store;
 };
+
+// "a/b,c/d" into the two step thresholds; false if malformed (StoreOptions::validate() checks
+// the values at open).
+bool ParseSteps(const std::string& v, StoreOptions& o) {
+  unsigned long long a, b, c, d;
+  char end;
+  if (std::sscanf(v.c_str(), "%llu/%llu,%llu/%llu%c", &a, &b, &c, &d, &end) != 4) return false;
+  o.one_step_above = {a, b};
+  o.four_steps_above = {c, d};
+  return true;
+}
 
 // Counts what reaches the SSD; touched on the loop thread only.
 class CountingDevice final : public DeviceWrapper {
@@ -66,9 +81,11 @@ void Die(const char* what, const Status& s) {
 struct Sample {
   uint64_t writes, flushes, bytes;
   double ms;
+  uint64_t steps, checkpoints;  // the store's counters' increase
+  uint64_t journal_used;        // blocks, after the persist
 };
 
-void Report(std::vector<Sample> samples, const Config& c) {
+void Report(std::vector<Sample> samples, const Config& c, const MetadataCounters& counters) {
   auto pick = [&](auto field) {
     std::vector<double> v;
     for (const Sample& s : samples) v.push_back(double(field(s)));
@@ -83,21 +100,45 @@ void Report(std::vector<Sample> samples, const Config& c) {
     for (double x : pick(field)) std::printf(fmt, x);
     std::printf("\n");
   };
-  std::printf("%llu persists of %llu client writes each (%llu GiB cache)\n",
+  std::printf("%llu persists of %llu client writes each (%llu GiB cache), steps above %s, "
+              "four above %s\n",
               (unsigned long long)samples.size(), (unsigned long long)c.per_persist,
-              (unsigned long long)(c.size >> 30));
+              (unsigned long long)(c.size >> 30), c.store.one_step_above.ToString().c_str(),
+              c.store.four_steps_above.ToString().c_str());
   std::printf("%-22s%12s%12s%12s%12s%12s\n", "per persist", "mean", "p50", "p90", "p99", "max");
   line("SSD writes", [](const Sample& s) { return s.writes; }, "%12.1f");
   line("SSD flushes", [](const Sample& s) { return s.flushes; }, "%12.1f");
   line("KiB written", [](const Sample& s) { return s.bytes / 1024.0; }, "%12.1f");
   line("wall ms", [](const Sample& s) { return s.ms; }, "%12.2f");
   uint64_t bytes = 0, paged = 0;
-  for (const Sample& s : samples) bytes += s.bytes, paged += s.flushes > 2;
+  std::array<uint64_t, 5> by_steps{};  // persists by the steps they carried (4: four or more)
+  std::vector<size_t> checkpoints;     // which persists checkpointed, 0-based
+  for (size_t i = 0; i < samples.size(); ++i) {
+    const Sample& s = samples[i];
+    bytes += s.bytes, paged += s.flushes > 2;
+    ++by_steps[std::min<uint64_t>(s.steps, 4)];
+    if (s.checkpoints) checkpoints.push_back(i);
+  }
   // A journal round is 2 flushes; a page round (a step or a checkpoint) adds 3.
   std::printf("persists with a page round: %llu of %llu\n", (unsigned long long)paged,
               (unsigned long long)samples.size());
+  std::printf("persists carrying 1 / 2 / 3 / 4 steps: %llu / %llu / %llu / %llu\n",
+              (unsigned long long)by_steps[1], (unsigned long long)by_steps[2],
+              (unsigned long long)by_steps[3], (unsigned long long)by_steps[4]);
+  std::printf("checkpoints: %zu", checkpoints.size());
+  for (size_t i = 0; i < std::min<size_t>(checkpoints.size(), 8); ++i) {
+    std::printf("%s#%zu", i ? ", " : " (persist ", checkpoints[i] + 1);
+  }
+  std::printf("%s\n", checkpoints.empty() ? "" : checkpoints.size() > 8 ? ", ...)" : ")");
   std::printf("metadata bytes per client write: %.1f\n",
               double(bytes) / double(samples.size() * c.per_persist));
+  uint64_t fullest = 0;
+  for (const Sample& s : samples) fullest = std::max(fullest, s.journal_used);
+  std::printf("store: %llu journal rounds, %llu steps; journal of %llu blocks: %llu used at the "
+              "end, at most %llu after a persist\n",
+              (unsigned long long)counters.journal_rounds, (unsigned long long)counters.steps,
+              (unsigned long long)counters.journal_blocks,
+              (unsigned long long)counters.journal_blocks_used, (unsigned long long)fullest);
 }
 
 void Run(const Config& c) {
@@ -117,7 +158,7 @@ void Run(const Config& c) {
   Status s = OnLoop<Status>(*loop, [&](auto cb) { MetadataStore::Format(ssd, core, f, cb); });
   if (!s.ok()) Die("format", s);
   using R = Result<std::unique_ptr<MetadataStore>>;
-  R store = OnLoop<R>(*loop, [&](auto cb) { MetadataStore::Open(ssd, core, cb); });
+  R store = OnLoop<R>(*loop, [&](auto cb) { MetadataStore::Open(ssd, core, cb, c.store); });
   if (!store.ok()) Die("open", store.status());
   const uint64_t lines = (*store)->line_count();
   // Line l is either free or holds core line l, all sectors valid and dirty.
@@ -144,16 +185,19 @@ void Run(const Config& c) {
         (*store)->mark_changed(from);
       }
     });
-    Sample before{ssd.writes, ssd.flushes, ssd.bytes, 0};
+    Sample before{ssd.writes, ssd.flushes, ssd.bytes, 0, 0, 0, 0};
+    const MetadataCounters counted = (*store)->counters();
     auto t0 = std::chrono::steady_clock::now();
     s = OnLoop<Status>(*loop, [&](auto cb) { (*store)->persist(cb); });
     if (!s.ok()) Die("persist", s);
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const MetadataCounters now = (*store)->counters();
     samples.push_back({ssd.writes - before.writes, ssd.flushes - before.flushes,
-                       ssd.bytes - before.bytes,
-                       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                           .count()});
+                       ssd.bytes - before.bytes, ms, now.steps - counted.steps,
+                       now.checkpoints - counted.checkpoints, now.journal_blocks_used});
   }
-  Report(std::move(samples), c);
+  Report(std::move(samples), c, (*store)->counters());
   store->reset();
   unlink(path.c_str());
 }
@@ -167,6 +211,11 @@ int main(int argc, char** argv) {
     std::string k = argv[i], v = argv[i + 1];
     if (k == "--dir") {
       c.dir = v;
+    } else if (k == "--steps") {
+      if (!tiercache::ParseSteps(v, c.store)) {
+        std::fprintf(stderr, "--steps: '%s' is not ONE/N,FOUR/N\n", v.c_str());
+        return 2;
+      }
     } else if (k == "--size" || k == "--writes" || k == "--per-persist") {
       auto n = tiercache::ParseSize(v);
       if (!n.ok()) {
@@ -175,7 +224,9 @@ int main(int argc, char** argv) {
       }
       (k == "--size" ? c.size : k == "--writes" ? c.writes : c.per_persist) = *n;
     } else {
-      std::fprintf(stderr, "usage: %s [--dir DIR] [--size 100G] [--writes N] [--per-persist N]\n",
+      std::fprintf(stderr,
+                   "usage: %s [--dir DIR] [--size 100G] [--writes N] [--per-persist N] "
+                   "[--steps ONE/N,FOUR/N]\n",
                    argv[0]);
       return 2;
     }

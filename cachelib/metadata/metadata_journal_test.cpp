@@ -27,19 +27,29 @@ using testing::SyncPersist;
 const CoreIdentity kCore{"/dev/hdd0", 10ull << 30, 0x1234};
 constexpr uint32_t kLineSize = 64 * 1024;  // 16 sectors: 336 records per page, 201 per block
 
+// Steps on any region, at the thresholds steps started with in session 10: one step above three
+// quarters of the journal, up to four above seven eighths. Most tests here count steps at these,
+// which a 16-block journal resolves (12 and 14 blocks); MetadataStepThresholdTest counts them at
+// the defaults.
+constexpr StoreOptions kSession10Steps{
+    .steps_above_pages = 0, .one_step_above = {3, 4}, .four_steps_above = {7, 8}};
+
 class MetadataJournalTest : public ::testing::Test {
  protected:
+  // The default: 1022 lines, 4 pages, a 16-block journal.
+  explicit MetadataJournalTest(uint64_t ssd_bytes = 64ull << 20, uint64_t journal_blocks = 16)
+      : ssd_("ssd0", ssd_bytes), journal_blocks_(journal_blocks) {}
   void SetUp() override {
     FormatOptions o;
     o.line_size = kLineSize;
     ASSERT_TRUE(SyncFormat(loop_, ssd_, kCore, o).ok());
     layout_ = testing::LayoutOnDevice(ssd_);
-    ASSERT_EQ(layout_.journal_blocks, 16u);  // 1022 lines, 4 pages
+    ASSERT_EQ(layout_.journal_blocks, journal_blocks_);
     ASSERT_EQ(layout_.journal_entries_per_block, 201u);
   }
   // Opens through `counting` and hands the store the live records, as the engine does. This
-  // 4-page region takes steps only when asked to (StoreOptions), as these tests do by default.
-  std::unique_ptr<MetadataStore> Open(StoreOptions options = {.steps_above_pages = 0}) {
+  // small region takes steps only when asked to (StoreOptions), as these tests do by default.
+  std::unique_ptr<MetadataStore> Open(StoreOptions options = kSession10Steps) {
     auto r = SyncOpen(loop_, counting_, kCore, options);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     if (!r.ok()) return nullptr;
@@ -137,7 +147,8 @@ class MetadataJournalTest : public ::testing::Test {
   }
 
   SimEventLoop loop_;
-  MemoryDevice ssd_{"ssd0", 64ull << 20};
+  MemoryDevice ssd_;
+  const uint64_t journal_blocks_;
   CountingDevice counting_{ssd_};
   format::Layout layout_;
   std::map<uint64_t, LineRecord> live_;
@@ -271,8 +282,8 @@ TEST_F(MetadataJournalTest, AnEntryBeyondTheCacheIsCorruption) {
   EXPECT_EQ(s.message(), "ssd0: journal block 1 entry 0: line 5000 beyond the cache (1022 lines)");
 }
 
-// Past three quarters of the journal (12 of its 16 blocks), a persist's journal round is followed
-// by a step: the page with the oldest journaled change (a quarter of the 4 pages) as a page round
+// Past three quarters of the journal (12 of its 16 blocks; kSession10Steps), a persist's journal
+// round is followed by a step: the page with the oldest journaled change (a quarter of the 4 pages) as a page round
 // with a marker block, whose commit moves the epoch's start to the oldest round still needed;
 // past seven eighths, by up to four steps.
 TEST_F(MetadataJournalTest, StepsFreeTheOldestRoundsAndTheRingWraps) {
@@ -414,6 +425,137 @@ TEST_F(MetadataJournalTest, ACleanCloseLeavesAnEmptyJournal) {
   EXPECT_EQ(counting_.writes, 1u);
   EXPECT_EQ(counting_.flushes, 2u);
   EXPECT_EQ(BlockHeader(0).round, 4u);
+}
+
+// 128 pages (43,008 lines): a 32-block journal, whose eighths and sixteenths are whole blocks, and
+// steps of 32 pages (a quarter of the region).
+class MetadataStepThresholdTest : public MetadataJournalTest {
+ protected:
+  MetadataStepThresholdTest()
+      : MetadataJournalTest(format::LayoutFor(kLineSize, 128 * 336).required_size(), 32) {}
+  // A persist, and what it wrote.
+  void Persist(MetadataStore& store, uint64_t writes, uint64_t flushes) {
+    counting_.writes = counting_.flushes = 0;
+    ASSERT_TRUE(SyncPersist(loop_, store).ok());
+    EXPECT_EQ(counting_.writes, writes);
+    EXPECT_EQ(counting_.flushes, flushes);
+  }
+  // Four journal rounds (one block each) of the first line of every page, a quarter of the
+  // region each: pages 0-31, 32-63, 64-95 and 96-127, as the recovery rounds of those pages.
+  void FourQuarters(MetadataStore& store, uint64_t seed) {
+    for (uint64_t first = 0; first < 128; first += 32) {
+      for (uint64_t page = first; page < first + 32; ++page) {
+        Change(store, page * 336, MakeRecord(seed + page, page * 336, 16, true));
+      }
+      Persist(store, 1, 2);
+    }
+  }
+  // `rounds` journal rounds of page 0 (two blocks each), whose recovery round is older.
+  void PageZeroRounds(MetadataStore& store, int rounds, uint64_t seed) {
+    for (int i = 0; i < rounds; ++i) {
+      ChangeLines(store, 0, 336, seed + 1000 * i);
+      Persist(store, 2, 2);
+    }
+  }
+};
+
+// The default thresholds (7/8 and 15/16 of the 32 blocks: 28 and 30): no step up to 28 blocks
+// used, one step at 29 and 30, a round that does not fit (one block stays free) checkpoints, and
+// at 31 four steps, each freeing the quarter journaled first, the fourth the whole journal.
+TEST_F(MetadataStepThresholdTest, StepsStartAboveSevenEighthsAndBurstAboveFifteenSixteenths) {
+  static_assert(StoreOptions{}.one_step_above.num == 7 && StoreOptions{}.one_step_above.den == 8);
+  static_assert(StoreOptions{}.four_steps_above.num == 15 &&
+                StoreOptions{}.four_steps_above.den == 16);
+  ASSERT_EQ(layout_.page_count, 128u);
+  auto store = Open(StoreOptions{.steps_above_pages = 0});
+  FourQuarters(*store, 10000);   // rounds 1-4, blocks 0-3
+  PageZeroRounds(*store, 12, 20000);  // rounds 5-16, blocks 4-27
+  EXPECT_EQ(store->counters().journal_blocks_used, 28u);
+  EXPECT_EQ(store->counters().steps, 0u);
+  EXPECT_EQ(SlotRound(0, 0) + SlotRound(0, 1), 0u);
+  // Round 17 (a line of page 127, whose recovery round is 4) in block 28: 29 used, one step.
+  // Round 18 writes pages 0-31 (recovery round 1) with round 17 riding: intent, flush, the
+  // block and 32 pages, flush, marker (block 29) and commit, flush. The start moves to round 2.
+  Change(*store, 127 * 336 + 1, MakeRecord(1, 127 * 336 + 1, 16, true));
+  Persist(*store, 1 + 1 + 32 + 2, 3);
+  EXPECT_EQ(SlotRound(31, 1), 18u);
+  EXPECT_EQ(SlotRound(32, 1), 0u);
+  EXPECT_EQ(BlockHeader(29).round, 18u);
+  EXPECT_EQ(NewestSuperblock().journal_start_round, 2u);
+  EXPECT_EQ(store->counters().journal_blocks_used, 29u);
+  // Round 19 in block 30: 30 used (15/16, not above), one step: round 20, pages 32-63, marker in
+  // block 31; the start moves to round 3.
+  Change(*store, 127 * 336 + 2, MakeRecord(2, 127 * 336 + 2, 16, true));
+  Persist(*store, 1 + 1 + 32 + 2, 3);
+  EXPECT_EQ(SlotRound(63, 1), 20u);
+  EXPECT_EQ(SlotRound(64, 1), 0u);
+  EXPECT_EQ(NewestSuperblock().journal_start_round, 3u);
+  EXPECT_EQ(store->counters().journal_blocks_used, 30u);
+  EXPECT_EQ(store->counters().steps, 2u);
+  // Two blocks do not fit in the two free ones (one stays free for a marker): round 21 is a
+  // checkpoint of the 64 dirty pages (64-127), intent, pages, commit; a new epoch.
+  ChangeLines(*store, 127 * 336, 128 * 336, 30000);
+  Persist(*store, 1 + 64 + 1, 3);
+  EXPECT_EQ(SlotRound(64, 1), 21u);
+  EXPECT_EQ(NewestSuperblock().journal_start_round, 22u);
+  EXPECT_EQ(store->counters().checkpoints, 1u);
+  EXPECT_EQ(store->counters().journal_blocks_used, 0u);
+  FourQuarters(*store, 40000);        // rounds 22-25, blocks 0-3
+  PageZeroRounds(*store, 12, 50000);  // rounds 26-37, blocks 4-27
+  // Round 38: page 127 and 100 lines of page 126 (436 entries) in blocks 28-30: 31 used, up to
+  // four steps. Each takes a quarter (rounds 39-42: pages 0-31, 32-63, 64-95, 96-127), its marker
+  // (blocks 31, 0, 1, 2) taking the block its commit frees: 31 used before each. The fourth
+  // leaves no page dirty: the start moves past every round.
+  ChangeLines(*store, 126 * 336 + 236, 128 * 336, 60000);
+  Persist(*store, (1 + 3 + 32 + 2) + 3 * (1 + 32 + 2), 4 * 3);
+  EXPECT_EQ(SlotRound(0, 0), 39u);  // page 0's second write: the other slot
+  EXPECT_EQ(SlotRound(127, 0), 42u);
+  EXPECT_EQ(BlockHeader(31).round, 39u);
+  EXPECT_EQ(BlockHeader(2).round, 42u);
+  const Superblock sb = NewestSuperblock();
+  EXPECT_EQ(sb.journal_start_round, 43u);
+  EXPECT_EQ(sb.committed_round, 42u);
+  const MetadataCounters c = store->counters();
+  EXPECT_EQ(c.journal_rounds, 16u + 2 + 17);
+  EXPECT_EQ(c.steps, 2u + 4);
+  EXPECT_EQ(c.checkpoints, 1u);
+  EXPECT_EQ(c.journal_blocks_used, 0u);
+  CrashAndExpectEveryRecord(store);
+}
+
+// Thresholds out of order, at a full journal, or not a fraction are refused before any I/O.
+TEST_F(MetadataJournalTest, StepThresholdsOutOfOrderAreRefused) {
+  auto open = [this](JournalFill one, JournalFill four) {
+    counting_.writes = counting_.flushes = 0;
+    StoreOptions o;
+    o.one_step_above = one;
+    o.four_steps_above = four;
+    Status s = SyncOpen(loop_, counting_, kCore, o).status();
+    if (!s.ok()) {
+      EXPECT_EQ(counting_.writes + counting_.flushes, 0u);
+    }
+    return s;
+  };
+  const std::string order = " must satisfy one_step_above <= four_steps_above < 1";
+  Status s = open({15, 16}, {7, 8});
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(s.message(), "one_step_above 15/16 and four_steps_above 7/8" + order);
+  s = open({7, 8}, {16, 16});
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(s.message(), "one_step_above 7/8 and four_steps_above 16/16" + order);
+  s = open({7, 0}, {15, 16});
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(s.message(),
+            "one_step_above 7/0 must be a fraction of the journal (denominator 1 to 65536)");
+  s = open({7, 8}, {17, 16});
+  EXPECT_EQ(s.message(),
+            "four_steps_above 17/16 must be a fraction of the journal (denominator 1 to 65536)");
+  s = open({1, 1ull << 17}, {1, 2});
+  EXPECT_EQ(s.message(),
+            "one_step_above 1/131072 must be a fraction of the journal (denominator 1 to 65536)");
+  // Equal thresholds and none at all (a step after any round) are fractions in order.
+  EXPECT_TRUE(open({14, 16}, {7, 8}).ok());
+  EXPECT_TRUE(open({0, 1}, {0, 1}).ok());
 }
 
 }  // namespace

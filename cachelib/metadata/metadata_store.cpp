@@ -58,9 +58,6 @@ void MetadataStore::Format(Device& ssd, const CoreIdentity& core, const FormatOp
   FormatTask::Start(ssd, core, options, std::move(done));
 }
 
-// The default runs steps only for regions larger than four steps of the largest size.
-static_assert(StoreOptions{}.steps_above_pages == 4 * format::sb::kMaxRoundPages);
-
 void MetadataStore::Open(Device& ssd, const CoreIdentity& core, OpenCallback done,
                          const StoreOptions& options) {
   OpenTask::Start(ssd, core, options, std::move(done));

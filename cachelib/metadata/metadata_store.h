@@ -33,6 +33,7 @@
 #include "cachelib/device/device.h"
 #include "cachelib/metadata/core_identity.h"
 #include "cachelib/metadata/line_record.h"
+#include "cachelib/metadata/store_options.h"
 #include "policy/policy_options.h"
 
 namespace tiercache {
@@ -72,15 +73,6 @@ struct MetadataCounters {
   uint64_t journal_blocks = 0;       // the journal's size in 4 KiB blocks
 };
 
-// How an opened store persists; chosen at open, not recorded on the SSD.
-struct StoreOptions {
-  // Persists write journal steps (docs/on-disk-format.md "The ring and steps") only for a
-  // metadata region of more pages than this; a smaller one checkpoints when its journal fills,
-  // which waits no longer than four steps would and writes each page a quarter less often.
-  // Default: four steps of the largest size; 0 (tests) steps every region.
-  uint64_t steps_above_pages = 4 * 256;
-};
-
 class MetadataStore {
  public:
   using OpenCallback = std::function<void(Result<std::unique_ptr<MetadataStore>>)>;
@@ -93,7 +85,8 @@ class MetadataStore {
 
   // Loads the superblock and all records. Refuses with a clear message: no/foreign superblock
   // (NotFound/Corruption), checksum mismatch (Corruption), core size or fingerprint mismatch
-  // (InvalidArgument, naming the recorded and given core). Marks the cache in use on success.
+  // (InvalidArgument, naming the recorded and given core), invalid options (InvalidArgument).
+  // Marks the cache in use on success.
   static void Open(Device& ssd, const CoreIdentity& core, OpenCallback done,
                    const StoreOptions& options = {});
 

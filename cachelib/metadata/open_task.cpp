@@ -17,6 +17,7 @@ void OpenTask::Start(Device& ssd, const CoreIdentity& core, const StoreOptions& 
                      MetadataStore::OpenCallback done) {
   auto task = std::make_shared<OpenTask>(ssd, core, std::move(done));
   task->state_.options = options;
+  if (Status valid = options.validate(); !valid.ok()) return task->fail(std::move(valid));
   if (ssd.block_size() > format::kBlockSize || ssd.max_io_bytes() < format::kPageStride) {
     return task->fail(Status::NotSupported(
         ssd.name() + ": block size " + std::to_string(ssd.block_size()) + " or request limit " +

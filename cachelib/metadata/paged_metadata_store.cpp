@@ -25,7 +25,7 @@ PagedMetadataStore::PagedMetadataStore(Device& ssd, State s)
       page_slot_(std::move(s.page_slot)),
       next_round_(std::max({s.sb.intent_round, s.sb.committed_round, s.newest_journal_round}) + 1),
       dirty_pages_(layout_.page_count),
-      journal_(layout_, s.journal_in_use, s.options.steps_above_pages),
+      journal_(layout_, s.journal_in_use, s.options),
       // A journal epoch's rounds run from its start without a gap (a gap reads as damage at load),
       // so a cache whose next round is not the start checkpoints first.
       pages_pending_(s.journal_in_use || !s.dirty_pages.empty() ||

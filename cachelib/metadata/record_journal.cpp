@@ -13,10 +13,13 @@ constexpr size_t kWriteWindow = 32;  // block writes in flight, as for page writ
 
 }  // namespace
 
-RecordJournal::RecordJournal(const format::Layout& layout, bool in_use, uint64_t steps_above_pages)
+RecordJournal::RecordJournal(const format::Layout& layout, bool in_use,
+                             const StoreOptions& options)
     : layout_(layout),
       capacity_entries_(layout.journal_blocks * layout.journal_entries_per_block),
-      steps_(layout.page_count > steps_above_pages),
+      steps_(layout.page_count > options.steps_above_pages),
+      one_step_above_(options.one_step_above),
+      four_steps_above_(options.four_steps_above),
       used_(in_use ? layout.journal_blocks : 0) {}
 
 void RecordJournal::note_changed(uint64_t line) {
@@ -61,15 +64,15 @@ std::unique_ptr<RecordJournal::Round> RecordJournal::place(uint64_t round, uint6
 
 // One step per persist keeps up with a steady load; four absorb a burst and bound what one FLUSH
 // waits for. Steps start late because a page is rewritten once per pass of the journal over it:
-// the fuller the journal runs, the fewer page writes. If they fall behind, the journal fills and
-// a checkpoint catches up.
+// the fuller the journal runs, the fewer page writes (StoreOptions has the thresholds). If they
+// fall behind, the journal fills and a checkpoint catches up.
 // A region of at most four steps gains nothing from them: every round touches most of its pages,
 // so the journal's start moves only once four steps have written them all, a checkpoint written
 // early; letting the journal fill writes the same pages a quarter less often.
 size_t RecordJournal::steps_wanted() const {
   const uint64_t capacity = layout_.journal_blocks;
-  if (!steps_ || used_ * 4 <= capacity * 3) return 0;
-  return used_ * 8 <= capacity * 7 ? 1 : 4;
+  if (!steps_ || !one_step_above_.exceeded_by(used_, capacity)) return 0;
+  return four_steps_above_.exceeded_by(used_, capacity) ? 4 : 1;
 }
 
 void RecordJournal::start_epoch() {

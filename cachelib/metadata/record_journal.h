@@ -16,6 +16,7 @@
 #include "cachelib/device/device.h"
 #include "cachelib/metadata/format.h"
 #include "cachelib/metadata/line_record.h"
+#include "cachelib/metadata/store_options.h"
 
 namespace tiercache {
 
@@ -37,8 +38,9 @@ class RecordJournal {
 
   // `in_use`: the journal holds blocks of the current epoch (from a load), so nothing may be
   // appended before a checkpoint ends the epoch.
-  // Steps are wanted only if the region has more than `steps_above_pages` pages (StoreOptions).
-  RecordJournal(const format::Layout& layout, bool in_use, uint64_t steps_above_pages);
+  // When steps are wanted: `options`' step thresholds (validated), and only if the region has more
+  // than `steps_above_pages` pages.
+  RecordJournal(const format::Layout& layout, bool in_use, const StoreOptions& options);
 
   // Line `line` changed. Past what the free part of the journal could take, the lines are
   // dropped and the next persist must be a page checkpoint (overflowed()).
@@ -59,8 +61,8 @@ class RecordJournal {
   void release_before(uint64_t round);
   uint64_t used_blocks() const { return used_; }
   // How many steps the persist that just appended a round should write, by how full the
-  // journal is: none up to three quarters, one up to seven eighths, then up to four; none ever
-  // for a small region.
+  // journal is: none up to `one_step_above`, one up to `four_steps_above`, then up to four; none
+  // ever for a small region.
   size_t steps_wanted() const;
 
   // Fills round.buf from the live records (the source takes the engine's locks).
@@ -79,6 +81,8 @@ class RecordJournal {
   const format::Layout layout_;
   const uint64_t capacity_entries_;
   const bool steps_;
+  const JournalFill one_step_above_;
+  const JournalFill four_steps_above_;
   uint64_t used_ = 0;  // blocks of the current epoch's live rounds
   uint64_t head_ = 0;  // where the next round starts
   std::deque<Span> live_;  // the live rounds, oldest first, in ring order from head_ - used_
