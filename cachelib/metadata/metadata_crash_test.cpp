@@ -4,9 +4,9 @@
 // and every dirty line's data is on the SSD. The journal variant hands the store a record source
 // (as the engine does), so persists are journal rounds, steps (page rounds with a marker block,
 // asked for on this small region) once the journal is three quarters full (session 10's
-// thresholds: the defaults would leave one block of this 16-block journal for steps), the journal
-// wraps around its ring, checkpoints when the journal overflows and after a restart, and a
-// checkpoint at the clean close.
+// thresholds, pinned: the defaults step only once 14 of this journal's 16 blocks are used, too
+// rarely to crash in), the journal wraps around its ring, checkpoints when the journal overflows
+// and after a restart, and a checkpoint at the clean close.
 #include <gtest/gtest.h>
 
 #include <map>
