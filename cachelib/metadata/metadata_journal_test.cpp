@@ -427,8 +427,8 @@ TEST_F(MetadataJournalTest, ACleanCloseLeavesAnEmptyJournal) {
   EXPECT_EQ(BlockHeader(0).round, 4u);
 }
 
-// 128 pages (43,008 lines): a 32-block journal, whose 32nds are whole blocks, and steps of 32
-// pages (a quarter of the region).
+// 128 pages (43,008 lines): a 32-block journal, whose sixteenths are whole blocks, and steps of
+// 32 pages (a quarter of the region).
 class MetadataStepThresholdTest : public MetadataJournalTest {
  protected:
   MetadataStepThresholdTest()
@@ -459,62 +459,68 @@ class MetadataStepThresholdTest : public MetadataJournalTest {
   }
 };
 
-// The default thresholds (27/32 and 7/8 of the 32 blocks: 27 and 28): no step up to 27 blocks
-// used, one step at 28, a round that does not fit (one block stays free) checkpoints, and from 29
-// up to four steps, each freeing the quarter journaled first, the fourth the whole journal.
-TEST_F(MetadataStepThresholdTest, OneStepAboveTwentySevenThirtySecondsAndFourAboveSevenEighths) {
-  static_assert(StoreOptions{}.one_step_above.num == 27 &&
-                StoreOptions{}.one_step_above.den == 32);
+// The default thresholds (13/16 and 7/8 of the 32 blocks: 26 and 28): no step up to 26 blocks
+// used, one step at 27 and 28, a round that does not fit (one block stays free) checkpoints, and
+// from 29 up to four steps, each freeing the quarter journaled first, the fourth the whole journal.
+TEST_F(MetadataStepThresholdTest, OneStepAboveThirteenSixteenthsAndFourAboveSevenEighths) {
+  static_assert(StoreOptions{}.one_step_above.num == 13 &&
+                StoreOptions{}.one_step_above.den == 16);
   static_assert(StoreOptions{}.four_steps_above.num == 7 &&
                 StoreOptions{}.four_steps_above.den == 8);
   ASSERT_EQ(layout_.page_count, 128u);
   auto store = Open(StoreOptions{.steps_above_pages = 0});
   FourQuarters(*store, 10000);        // rounds 1-4, blocks 0-3
   PageZeroRounds(*store, 11, 20000);  // rounds 5-15, blocks 4-25
-  Change(*store, 127 * 336 + 1, MakeRecord(1, 127 * 336 + 1, 16, true));
-  Persist(*store, 1, 2);  // round 16 (a line of page 127, recovery round 4) in block 26
-  EXPECT_EQ(store->counters().journal_blocks_used, 27u);
+  EXPECT_EQ(store->counters().journal_blocks_used, 26u);
   EXPECT_EQ(store->counters().steps, 0u);
   EXPECT_EQ(SlotRound(0, 0) + SlotRound(0, 1), 0u);
-  // Round 17 in block 27: 28 used, one step. Round 18 writes pages 0-31 (recovery round 1) with
-  // round 17 riding: intent, flush, the block and 32 pages, flush, marker (block 28) and commit,
-  // flush. The start moves to round 2: 28 used.
+  // Round 16 (a line of page 127, whose recovery round is 4) in block 26: 27 used, one step.
+  // Round 17 writes pages 0-31 (recovery round 1) with round 16 riding: intent, flush, the
+  // block and 32 pages, flush, marker (block 27) and commit, flush. The start moves to round 2.
+  Change(*store, 127 * 336 + 1, MakeRecord(1, 127 * 336 + 1, 16, true));
+  Persist(*store, 1 + 1 + 32 + 2, 3);
+  EXPECT_EQ(SlotRound(31, 1), 17u);
+  EXPECT_EQ(SlotRound(32, 1), 0u);
+  EXPECT_EQ(BlockHeader(27).round, 17u);
+  EXPECT_EQ(NewestSuperblock().journal_start_round, 2u);
+  EXPECT_EQ(store->counters().journal_blocks_used, 27u);
+  // Round 18 in block 28: 28 used (7/8, not above), one step: round 19, pages 32-63, marker in
+  // block 29; the start moves to round 3.
   Change(*store, 127 * 336 + 2, MakeRecord(2, 127 * 336 + 2, 16, true));
   Persist(*store, 1 + 1 + 32 + 2, 3);
-  EXPECT_EQ(SlotRound(31, 1), 18u);
-  EXPECT_EQ(SlotRound(32, 1), 0u);
-  EXPECT_EQ(BlockHeader(28).round, 18u);
-  EXPECT_EQ(NewestSuperblock().journal_start_round, 2u);
+  EXPECT_EQ(SlotRound(63, 1), 19u);
+  EXPECT_EQ(SlotRound(64, 1), 0u);
+  EXPECT_EQ(NewestSuperblock().journal_start_round, 3u);
   EXPECT_EQ(store->counters().journal_blocks_used, 28u);
-  EXPECT_EQ(store->counters().steps, 1u);
+  EXPECT_EQ(store->counters().steps, 2u);
   // Pages 126 and 127 (672 entries, 4 blocks) do not fit in the 4 free blocks (one stays free for
-  // a marker): round 19 is a checkpoint of the 96 dirty pages (32-127), intent, pages, commit;
+  // a marker): round 20 is a checkpoint of the 64 dirty pages (64-127), intent, pages, commit;
   // a new epoch.
   ChangeLines(*store, 126 * 336, 128 * 336, 30000);
-  Persist(*store, 1 + 96 + 1, 3);
-  EXPECT_EQ(SlotRound(32, 1), 19u);
-  EXPECT_EQ(SlotRound(0, 1), 18u);  // clean since the step
-  EXPECT_EQ(NewestSuperblock().journal_start_round, 20u);
+  Persist(*store, 1 + 64 + 1, 3);
+  EXPECT_EQ(SlotRound(64, 1), 20u);
+  EXPECT_EQ(SlotRound(0, 1), 17u);  // clean since the step
+  EXPECT_EQ(NewestSuperblock().journal_start_round, 21u);
   EXPECT_EQ(store->counters().checkpoints, 1u);
   EXPECT_EQ(store->counters().journal_blocks_used, 0u);
-  FourQuarters(*store, 40000);        // rounds 20-23, blocks 0-3
-  PageZeroRounds(*store, 11, 50000);  // rounds 24-34, blocks 4-25
-  // Round 35: page 127 and 100 lines of page 126 (436 entries) in blocks 26-28: 29 used, up to
-  // four steps. Each takes a quarter (rounds 36-39: pages 0-31, 32-63, 64-95, 96-127), its marker
+  FourQuarters(*store, 40000);        // rounds 21-24, blocks 0-3
+  PageZeroRounds(*store, 11, 50000);  // rounds 25-35, blocks 4-25
+  // Round 36: page 127 and 100 lines of page 126 (436 entries) in blocks 26-28: 29 used, up to
+  // four steps. Each takes a quarter (rounds 37-40: pages 0-31, 32-63, 64-95, 96-127), its marker
   // (blocks 29, 30, 31, 0) taking a block as its commit frees one: 29 used before each. The
   // fourth leaves no page dirty: the start moves past every round.
   ChangeLines(*store, 126 * 336 + 236, 128 * 336, 60000);
   Persist(*store, (1 + 3 + 32 + 2) + 3 * (1 + 32 + 2), 4 * 3);
-  EXPECT_EQ(SlotRound(0, 0), 36u);  // page 0's second write: the other slot
-  EXPECT_EQ(SlotRound(127, 0), 39u);
-  EXPECT_EQ(BlockHeader(29).round, 36u);
-  EXPECT_EQ(BlockHeader(0).round, 39u);
+  EXPECT_EQ(SlotRound(0, 0), 37u);  // page 0's second write: the other slot
+  EXPECT_EQ(SlotRound(127, 0), 40u);
+  EXPECT_EQ(BlockHeader(29).round, 37u);
+  EXPECT_EQ(BlockHeader(0).round, 40u);
   const Superblock sb = NewestSuperblock();
-  EXPECT_EQ(sb.journal_start_round, 40u);
-  EXPECT_EQ(sb.committed_round, 39u);
+  EXPECT_EQ(sb.journal_start_round, 41u);
+  EXPECT_EQ(sb.committed_round, 40u);
   const MetadataCounters c = store->counters();
   EXPECT_EQ(c.journal_rounds, 17u + 16);
-  EXPECT_EQ(c.steps, 1u + 4);
+  EXPECT_EQ(c.steps, 2u + 4);
   EXPECT_EQ(c.checkpoints, 1u);
   EXPECT_EQ(c.journal_blocks_used, 0u);
   CrashAndExpectEveryRecord(store);

@@ -35,7 +35,7 @@ struct StoreOptions {
   // what is left above `four_steps_above` absorbs rounds while four steps catch up (a round that
   // does not fit is a checkpoint). Defaults chosen by docs/performance.md "Session 14: steps start
   // later". Must be 0 <= one_step_above <= four_steps_above < 1.
-  JournalFill one_step_above{27, 32};
+  JournalFill one_step_above{13, 16};
   JournalFill four_steps_above{7, 8};
 
   // InvalidArgument naming the bad field.
