@@ -32,9 +32,10 @@ struct StoreOptions {
   // A persist whose journal round leaves the journal fuller than `one_step_above` then writes one
   // step; fuller than `four_steps_above`, up to four while it stays so. A page is rewritten once
   // per pass of the journal over it, so the later steps start the fewer bytes per client write;
-  // what is left above `four_steps_above` absorbs rounds while four steps catch up (a round that
-  // does not fit is a checkpoint). Defaults chosen by docs/performance.md "Session 14: steps start
-  // later". Must be 0 <= one_step_above <= four_steps_above < 1.
+  // the room above the thresholds is where steps catch up with the first pass over an empty
+  // journal, when every page is changed within a few rounds (a round that does not fit is a
+  // checkpoint). Defaults chosen by docs/performance.md "Session 14: steps start later". Must be
+  // 0 <= one_step_above <= four_steps_above < 1.
   JournalFill one_step_above{13, 16};
   JournalFill four_steps_above{7, 8};
 
