@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "cachelib/common/event_loop.h"
@@ -101,6 +102,14 @@ class LoopRing : public std::enable_shared_from_this<LoopRing>, private LoopWait
   void unregister_buffer(int index);
   // The index of the registered region that holds all of [p, p + len), or -1.
   int find_buffer(const void* p, size_t len) const;
+  // The index of one registered region that holds every iovec of `iov`, or -1 (also when the
+  // kernel has no READV_FIXED/WRITEV_FIXED: vectored_fixed()).
+  int find_buffer(std::span<const iovec> iov) const;
+  // Whether the kernel takes vectored operations on registered buffers (IORING_OP_READV_FIXED
+  // and WRITEV_FIXED, Linux 6.15+), probed at setup; off with TIERCACHE_NO_VECTORED_FIXED=1.
+  bool vectored_fixed() const { return vectored_fixed_; }
+  static constexpr uint8_t kOpReadvFixed = 60;  // enum io_uring_op of Linux 6.15; liburing 2.3
+  static constexpr uint8_t kOpWritevFixed = 61;  // and its headers predate them
   // Slots in the buffer table; 0 when the ring has none (refused or disabled).
   size_t buffer_slots() const { return buffer_slots_.size(); }
 
@@ -137,6 +146,7 @@ class LoopRing : public std::enable_shared_from_this<LoopRing>, private LoopWait
     int index;
   };
   std::vector<bool> buffer_slots_;     // buffer table slots in use; empty if refused
+  bool vectored_fixed_ = false;
   std::vector<BufferRegion> regions_;  // sorted by begin, disjoint
   // The first region that begins after `p`.
   std::vector<BufferRegion>::const_iterator region_after(uintptr_t p) const;

@@ -53,9 +53,16 @@ void UringContext::prepare(uint32_t slot) {
   if (o.kind == IoOp::Kind::kDatasync) {
     io_uring_prep_fsync(sqe, fd, IORING_FSYNC_DATASYNC);
   } else if (!iov.empty()) {
-    // (No READV_FIXED in liburing 2.3: vectored operations pin per operation.)
     const auto nr_vecs = static_cast<unsigned>(iov.size());
-    if (o.kind == IoOp::Kind::kRead) {
+    const bool read = o.kind == IoOp::Kind::kRead;
+    // Every iovec in one registered region: READV_FIXED/WRITEV_FIXED (no liburing 2.3 helper).
+    const int buf_index = ring_->find_buffer(iov);
+    if (buf_index >= 0) {
+      io_uring_prep_rw(read ? LoopRing::kOpReadvFixed : LoopRing::kOpWritevFixed, sqe, fd,
+                       iov.data(), nr_vecs, o.offset);
+      sqe->buf_index = static_cast<uint16_t>(buf_index);
+      count_fixed_buffer();
+    } else if (read) {
       io_uring_prep_readv(sqe, fd, iov.data(), nr_vecs, o.offset);
     } else {
       io_uring_prep_writev(sqe, fd, iov.data(), nr_vecs, o.offset);
