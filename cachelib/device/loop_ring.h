@@ -90,7 +90,14 @@ class LoopRing : public std::enable_shared_from_this<LoopRing>, private LoopWait
   // Puts `fd` in the ring's file table (the kernel then skips a file lookup and reference per
   // operation): its index for IOSQE_FIXED_FILE, or -1 when the table is full or refused.
   int register_file(int fd);
+  // Entries already submitted keep the file until they complete; later ones no longer find it.
   void unregister_file(int index);
+  // Makes a prepared `sqe` name the file at `index` of the file table instead of an fd. Call
+  // after the prep helper (which writes the fd).
+  static void use_registered_file(io_uring_sqe* sqe, int index) {
+    sqe->fd = index;
+    sqe->flags |= IOSQE_FIXED_FILE;
+  }
 
   // Puts [base, base + bytes) in the ring's buffer table (the kernel pins its pages once):
   // its index, or -1 when the table is full, overlaps a registered region, or the kernel refuses
