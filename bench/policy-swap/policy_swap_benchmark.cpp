@@ -57,14 +57,6 @@ class DataDroppingDevice final : public DeviceWrapper {
   }
 };
 
-// Runs an asynchronous call on the loop thread and waits for its result.
-template <typename T, typename Fn>
-T OnLoop(LoopThread& t, Fn fn) {
-  std::promise<T> p;
-  t.run_sync([&] { fn([&p](T v) { p.set_value(std::move(v)); }); });
-  return p.get_future().get();
-}
-
 void Check(const Status& s, const char* what) {
   if (s.ok()) return;
   std::fprintf(stderr, "%s: %s\n", what, s.ToString().c_str());
@@ -113,7 +105,7 @@ class ForegroundReader {
     while (!stop_) {
       const uint64_t off = rng() % blocks_ * 4096;
       const auto t0 = Clock::now();
-      Check(OnLoop<Status>(loop_, [&](auto cb) { cache_.read(off, std::span(buf), cb); }),
+      Check(loop_.call<Status>([&](auto cb) { cache_.read(off, std::span(buf), cb); }),
             "foreground read");
       const double us = Us(Clock::now() - t0);
       std::lock_guard lock(mu_);
@@ -138,7 +130,7 @@ PolicyOptions Replacement(const std::string& name) {
 // waits during the walks and the core flush (the report's total), then during the persist.
 void TrustRound(Cache& cache, LoopThread& loop, ForegroundReader& reader) {
   const auto t0 = Clock::now();
-  Check(OnLoop<Status>(loop, [&](auto cb) { cache.trust_round(cb); }), "trust round");
+  Check(loop.call<Status>([&](auto cb) { cache.trust_round(cb); }), "trust round");
   const auto t2 = Clock::now();
   const TrustRoundReport r = cache.last_trust_round();
   const auto t1 = t0 + std::chrono::duration_cast<Clock::duration>(r.total);
@@ -173,7 +165,7 @@ void Run(const Config& c) {
   FormatOptions f;
   f.force = true;
   f.policies = Replacement(c.sequence.front());
-  Check(OnLoop<Status>(*loop, [&](auto cb) { MetadataStore::Format(ssd, id, f, cb); }), "format");
+  Check(loop->call<Status>([&](auto cb) { MetadataStore::Format(ssd, id, f, cb); }), "format");
   CacheOptions o;
   o.background_loop = &bg->loop();
   o.stream_readahead_bytes = 0;
@@ -182,7 +174,7 @@ void Run(const Config& c) {
   o.trust_interval = Nanos(0);
   o.trust_batch = c.trust_batch;
   using R = Result<std::unique_ptr<Cache>>;
-  R opened = OnLoop<R>(*loop, [&](auto cb) { Cache::Open(ssd, *core, id, o, cb); });
+  R opened = loop->call<R>([&](auto cb) { Cache::Open(ssd, *core, id, o, cb); });
   Check(opened.status(), "open");
   Cache& cache = **opened;
   ssd.drop_from = cache.info().data_offset;
@@ -193,7 +185,7 @@ void Run(const Config& c) {
   std::vector<std::byte> chunk(1 << 20);
   for (uint64_t off = 0; off < bytes; off += chunk.size()) {
     const auto part = std::span(chunk).first(std::min<uint64_t>(chunk.size(), bytes - off));
-    Check(OnLoop<Status>(*loop, [&](auto cb) { cache.read(off, part, cb); }), "fill");
+    Check(loop->call<Status>([&](auto cb) { cache.read(off, part, cb); }), "fill");
   }
   // Fills finish in the background: wait until the lines stop growing.
   for (uint64_t used = 0; used != cache.counters().lines_used;) {
@@ -217,7 +209,7 @@ void Run(const Config& c) {
   for (size_t i = 1; i < c.sequence.size(); ++i) {
     const auto t0 = Clock::now();
     const PolicyOptions next = Replacement(c.sequence[i]);
-    Check(OnLoop<Status>(*loop, [&](auto cb) { cache.set_policies(next, cb); }), "set_policies");
+    Check(loop->call<Status>([&](auto cb) { cache.set_policies(next, cb); }), "set_policies");
     const auto t1 = Clock::now();
     const PolicySwapReport r = cache.last_policy_swap();
     const auto fg = reader->between(t0, t1);
@@ -230,7 +222,7 @@ void Run(const Config& c) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the reader runs alone again
   }
   reader.reset();  // no I/O may start once close() is called
-  Check(OnLoop<Status>(*loop, [&](auto cb) { cache.close(cb); }), "close");
+  Check(loop->call<Status>([&](auto cb) { cache.close(cb); }), "close");
   std::remove(ssd_path.c_str());
   std::remove(core_path.c_str());
 }

@@ -10,6 +10,7 @@
 #include <sys/epoll.h>
 
 #include <atomic>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -92,6 +93,14 @@ class LoopThread {
   EpollEventLoop& loop() { return *loop_; }
   // Runs `fn` on the loop thread and waits for it. REQUIRES: not called from the loop thread.
   void run_sync(const EventLoop::Task& fn);
+  // Starts an asynchronous call on the loop thread and waits for the value it completes with:
+  // `fn` receives a callback taking a T (Status, Result<...>). REQUIRES: not the loop thread.
+  template <typename T, typename Fn>
+  T call(Fn fn) {
+    std::promise<T> p;
+    loop_->post([&] { fn([&p](T v) { p.set_value(std::move(v)); }); });
+    return p.get_future().get();
+  }
 
  private:
   explicit LoopThread(std::unique_ptr<EpollEventLoop> loop);

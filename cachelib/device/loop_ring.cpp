@@ -27,10 +27,21 @@ constexpr uint32_t kFileSlots = 16;
 // Buffer table slots: a loop's buffer pool registers a few MiB per slot (16 for 64 MiB).
 constexpr uint32_t kBufferSlots = 64;
 
-// TIERCACHE_NO_FIXED_BUFFERS=1: no buffer table (the A/B in docs/performance.md).
-bool FixedBuffersDisabled() {
-  const char* v = std::getenv("TIERCACHE_NO_FIXED_BUFFERS");
+// TIERCACHE_NO_FIXED_BUFFERS=1: no buffer table (the A/B in docs/performance.md);
+// TIERCACHE_NO_VECTORED_FIXED=1: a table, but vectored operations do not use it.
+bool Disabled(const char* variable) {
+  const char* v = std::getenv(variable);
   return v != nullptr && v[0] == '1';
+}
+
+// Whether the kernel knows both vectored fixed opcodes (the probe lists supported opcodes).
+bool ProbeVectoredFixed(io_uring* ring) {
+  io_uring_probe* probe = io_uring_get_probe_ring(ring);
+  if (probe == nullptr) return false;
+  const bool ok = io_uring_opcode_supported(probe, LoopRing::kOpReadvFixed) &&
+                  io_uring_opcode_supported(probe, LoopRing::kOpWritevFixed);
+  io_uring_free_probe(probe);
+  return ok;
 }
 
 // No IORING_SETUP_IOPOLL and no SQPOLL: IORING_OP_URING_CMD works on a plain ring, and a ublk
@@ -114,8 +125,10 @@ Status LoopRing::setup() {
   // Optional (kernel 5.19+): without it every operation names its fd.
   if (io_uring_register_files_sparse(&ring_, kFileSlots) == 0) files_.assign(kFileSlots, false);
   // Optional too (5.19+): without it every read and write pins its pages.
-  if (!FixedBuffersDisabled() && io_uring_register_buffers_sparse(&ring_, kBufferSlots) == 0) {
+  if (!Disabled("TIERCACHE_NO_FIXED_BUFFERS") &&
+      io_uring_register_buffers_sparse(&ring_, kBufferSlots) == 0) {
     buffer_slots_.assign(kBufferSlots, false);
+    vectored_fixed_ = !Disabled("TIERCACHE_NO_VECTORED_FIXED") && ProbeVectoredFixed(&ring_);
   }
   if (loop_.install_waiter(this)) {
     waiter_installed_ = true;
@@ -203,6 +216,15 @@ int LoopRing::find_buffer(const void* p, size_t len) const {
   if (next == regions_.begin()) return -1;
   const BufferRegion& r = *std::prev(next);
   return begin + len <= r.end ? r.index : -1;
+}
+
+int LoopRing::find_buffer(std::span<const iovec> iov) const {
+  if (!vectored_fixed_ || iov.empty()) return -1;
+  const int index = find_buffer(iov[0].iov_base, iov[0].iov_len);
+  for (const iovec& v : iov.subspan(1)) {
+    if (index < 0 || find_buffer(v.iov_base, v.iov_len) != index) return -1;
+  }
+  return index;
 }
 
 io_uring_sqe* LoopRing::get_sqe() {

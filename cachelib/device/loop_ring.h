@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "cachelib/common/event_loop.h"
@@ -89,7 +90,14 @@ class LoopRing : public std::enable_shared_from_this<LoopRing>, private LoopWait
   // Puts `fd` in the ring's file table (the kernel then skips a file lookup and reference per
   // operation): its index for IOSQE_FIXED_FILE, or -1 when the table is full or refused.
   int register_file(int fd);
+  // Entries already submitted keep the file until they complete; later ones no longer find it.
   void unregister_file(int index);
+  // Makes a prepared `sqe` name the file at `index` of the file table instead of an fd. Call
+  // after the prep helper (which writes the fd).
+  static void use_registered_file(io_uring_sqe* sqe, int index) {
+    sqe->fd = index;
+    sqe->flags |= IOSQE_FIXED_FILE;
+  }
 
   // Puts [base, base + bytes) in the ring's buffer table (the kernel pins its pages once):
   // its index, or -1 when the table is full, overlaps a registered region, or the kernel refuses
@@ -101,6 +109,14 @@ class LoopRing : public std::enable_shared_from_this<LoopRing>, private LoopWait
   void unregister_buffer(int index);
   // The index of the registered region that holds all of [p, p + len), or -1.
   int find_buffer(const void* p, size_t len) const;
+  // The index of one registered region that holds every iovec of `iov`, or -1 (also when the
+  // kernel has no READV_FIXED/WRITEV_FIXED: vectored_fixed()).
+  int find_buffer(std::span<const iovec> iov) const;
+  // Whether the kernel takes vectored operations on registered buffers (IORING_OP_READV_FIXED
+  // and WRITEV_FIXED, Linux 6.15+), probed at setup; off with TIERCACHE_NO_VECTORED_FIXED=1.
+  bool vectored_fixed() const { return vectored_fixed_; }
+  static constexpr uint8_t kOpReadvFixed = 60;  // enum io_uring_op of Linux 6.15; liburing 2.3
+  static constexpr uint8_t kOpWritevFixed = 61;  // and its headers predate them
   // Slots in the buffer table; 0 when the ring has none (refused or disabled).
   size_t buffer_slots() const { return buffer_slots_.size(); }
 
@@ -137,6 +153,7 @@ class LoopRing : public std::enable_shared_from_this<LoopRing>, private LoopWait
     int index;
   };
   std::vector<bool> buffer_slots_;     // buffer table slots in use; empty if refused
+  bool vectored_fixed_ = false;
   std::vector<BufferRegion> regions_;  // sorted by begin, disjoint
   // The first region that begins after `p`.
   std::vector<BufferRegion>::const_iterator region_after(uintptr_t p) const;

@@ -48,23 +48,28 @@ void UringContext::prepare(uint32_t slot) {
   io_uring_sqe* sqe = ring_->get_sqe();
   const IoOp& o = held(slot);
   const std::span<const iovec> iov = held_iov(slot);
-  const bool fixed_file = file_index_ >= 0 && o.fd == file_;
-  const int fd = fixed_file ? file_index_ : o.fd;
   if (o.kind == IoOp::Kind::kDatasync) {
-    io_uring_prep_fsync(sqe, fd, IORING_FSYNC_DATASYNC);
+    io_uring_prep_fsync(sqe, o.fd, IORING_FSYNC_DATASYNC);
   } else if (!iov.empty()) {
-    // (No READV_FIXED in liburing 2.3: vectored operations pin per operation.)
     const auto nr_vecs = static_cast<unsigned>(iov.size());
-    if (o.kind == IoOp::Kind::kRead) {
-      io_uring_prep_readv(sqe, fd, iov.data(), nr_vecs, o.offset);
+    const bool read = o.kind == IoOp::Kind::kRead;
+    // Every iovec in one registered region: READV_FIXED/WRITEV_FIXED (no liburing 2.3 helper).
+    const int buf_index = ring_->find_buffer(iov);
+    if (buf_index >= 0) {
+      io_uring_prep_rw(read ? LoopRing::kOpReadvFixed : LoopRing::kOpWritevFixed, sqe, o.fd,
+                       iov.data(), nr_vecs, o.offset);
+      sqe->buf_index = static_cast<uint16_t>(buf_index);
+      count_fixed_buffer();
+    } else if (read) {
+      io_uring_prep_readv(sqe, o.fd, iov.data(), nr_vecs, o.offset);
     } else {
-      io_uring_prep_writev(sqe, fd, iov.data(), nr_vecs, o.offset);
+      io_uring_prep_writev(sqe, o.fd, iov.data(), nr_vecs, o.offset);
     }
     sqe->rw_flags = o.rw_flags;
   } else {
-    prepare_single(sqe, fd, o);
+    prepare_single(sqe, o.fd, o);
   }
-  if (fixed_file) sqe->flags |= IOSQE_FIXED_FILE;
+  if (file_index_ >= 0 && o.fd == file_) LoopRing::use_registered_file(sqe, file_index_);
   LoopRing::label(sqe, client_id_, slot);
   ++prepared_;
 }

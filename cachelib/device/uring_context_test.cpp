@@ -1,13 +1,15 @@
 // UringContext and the ring's registered buffers, through a FileDevice on io_uring: reads and
 // writes of one buffer inside a registered region go out as READ_FIXED/WRITE_FIXED (counted
-// exactly in IoQueueCounters::fixed_buffers), byte-exact, with no heap allocation; others (outside,
-// straddling the region's end, vectored merges, after unregistration, and everything when the
+// exactly in IoQueueCounters::fixed_buffers), byte-exact, with no heap allocation, and so do
+// vectored merges whose iovecs all lie in one region (READV_FIXED/WRITEV_FIXED, Linux 6.15+);
+// others (outside, straddling the region's end, after unregistration, and everything when the
 // kernel refuses to pin the memory) as before.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <linux/capability.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -96,6 +98,7 @@ class Harness {
     return ok;
   }
   uint64_t fixed() const { return device_->io_counters().fixed_buffers; }
+  bool vectored_fixed() const { return ring_->vectored_fixed(); }
   uint64_t ops() const { return device_->io_counters().ops; }
   // The file's bytes at block `b`, read with pread (not through the device).
   std::vector<std::byte> FileBlock(uint64_t b) {
@@ -166,9 +169,21 @@ TEST_F(UringFixedBufferTest, BuffersOutsideOrStraddlingTheRegionAreNotFixed) {
   EXPECT_EQ(h_.Mem(kRegistered), h_.FileBlock(1));
 }
 
+// Whether this kernel has IORING_OP_READV_FIXED/WRITEV_FIXED: Linux 6.15 or later.
+bool KernelHasVectoredFixed() {
+  utsname u{};
+  int major = 0, minor = 0;
+  if (uname(&u) != 0 || std::sscanf(u.release, "%d.%d", &major, &minor) != 2) return false;
+  return major > 6 || (major == 6 && minor >= 15);
+}
+
+TEST_F(UringFixedBufferTest, TheRingTakesVectoredFixedOperationsWhereTheKernelHasThem) {
+  EXPECT_EQ(h_.vectored_fixed(), KernelHasVectoredFixed());
+}
+
 // Contiguous reads of one task merge: into contiguous registered memory one fixed read; into
-// every other block one vectored read, not fixed.
-TEST_F(UringFixedBufferTest, MergedReadsAreFixedOnlyWhenTheirMemoryIsContiguous) {
+// every other block of the region one vectored read, fixed where the kernel has READV_FIXED.
+TEST_F(UringFixedBufferTest, MergedReadsAreFixedWhenTheirMemoryIsInOneRegion) {
   for (size_t i = 0; i < 8; ++i) h_.Fill(i, 2);
   ASSERT_EQ(h_.Run(8, true, Spread, [&](int i) { return h_.Block(i); }), 8);
   const uint64_t fixed0 = h_.fixed(), ops0 = h_.ops();
@@ -179,8 +194,50 @@ TEST_F(UringFixedBufferTest, MergedReadsAreFixedOnlyWhenTheirMemoryIsContiguous)
   for (int i = 0; i < 8; ++i) EXPECT_EQ(h_.Mem(8 + i), h_.FileBlock(uint64_t(i))) << i;
   ASSERT_EQ(h_.Run(8, false, file, [&](int i) { return h_.Block(2 * i); }), 8);
   EXPECT_EQ(h_.ops() - ops0, 2u);
-  EXPECT_EQ(h_.fixed() - fixed0, 1u);
+  EXPECT_EQ(h_.fixed() - fixed0, h_.vectored_fixed() ? 2u : 1u);
   for (int i = 0; i < 8; ++i) EXPECT_EQ(h_.Mem(2 * i), h_.FileBlock(uint64_t(i))) << i;
+}
+
+// A vectored write from every other block of the region goes out fixed (WRITEV_FIXED) and lands
+// byte-exact; one whose last iovecs lie past the region's end is a plain writev, as is a
+// vectored read into that memory.
+TEST_F(UringFixedBufferTest, VectoredOperationsAreFixedOnlyWhollyInsideTheRegion) {
+  ASSERT_TRUE(h_.vectored_fixed()) << "this kernel has no READV_FIXED (Linux 6.15+)";
+  for (size_t i = 0; i < kBlocks; i += 2) h_.Fill(i, 3);
+  auto file = [](int i) { return uint64_t(i); };
+  uint64_t fixed0 = h_.fixed(), ops0 = h_.ops();
+  ASSERT_EQ(h_.Run(8, true, file, [&](int i) { return h_.Block(2 * i); }), 8);  // blocks 0..14
+  EXPECT_EQ(h_.ops() - ops0, 1u);
+  EXPECT_EQ(h_.fixed() - fixed0, 1u);
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(h_.FileBlock(uint64_t(i)), h_.Mem(2 * i)) << i;
+  fixed0 = h_.fixed(), ops0 = h_.ops();
+  auto later = [](int i) { return uint64_t(8 + i); };
+  ASSERT_EQ(h_.Run(8, true, later, [&](int i) { return h_.Block(8 + 2 * i); }), 8);  // 8..22
+  EXPECT_EQ(h_.ops() - ops0, 1u);
+  EXPECT_EQ(h_.fixed() - fixed0, 0u);
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(h_.FileBlock(uint64_t(8 + i)), h_.Mem(8 + 2 * i)) << i;
+  ASSERT_EQ(h_.Run(8, false, file, [&](int i) { return h_.Block(9 + 2 * i); }), 8);  // 9..23
+  EXPECT_EQ(h_.ops() - ops0, 2u);
+  EXPECT_EQ(h_.fixed() - fixed0, 0u);
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(h_.Mem(9 + 2 * i), h_.FileBlock(uint64_t(i))) << i;
+}
+
+// TIERCACHE_NO_VECTORED_FIXED=1 when the ring is created: single buffers still go fixed,
+// vectored operations do not.
+TEST(UringVectoredFixedOffTest, TheEnvironmentTurnsVectoredFixedOff) {
+  ASSERT_EQ(setenv("TIERCACHE_NO_VECTORED_FIXED", "1", 1), 0);
+  Harness h;
+  const bool started = h.Start();
+  unsetenv("TIERCACHE_NO_VECTORED_FIXED");
+  ASSERT_TRUE(started);
+  EXPECT_FALSE(h.vectored_fixed());
+  for (size_t i = 0; i < 8; ++i) h.Fill(2 * i, 4);
+  auto file = [](int i) { return uint64_t(i); };
+  ASSERT_EQ(h.Run(8, true, file, [&](int i) { return h.Block(2 * i); }), 8);
+  ASSERT_EQ(h.Run(1, false, file, [&](int) { return h.Block(1); }), 1);
+  EXPECT_EQ(h.ops(), 2u);
+  EXPECT_EQ(h.fixed(), 1u);  // the single read
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(h.FileBlock(uint64_t(i)), h.Mem(2 * i)) << i;
 }
 
 TEST_F(UringFixedBufferTest, AfterUnregistrationNothingIsFixed) {

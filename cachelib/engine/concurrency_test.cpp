@@ -87,13 +87,6 @@ class Driver {
   std::promise<void> done_;
 };
 
-template <typename T, typename Fn>
-T OnLoop(LoopThread& t, Fn fn) {
-  std::promise<T> p;
-  t.loop().post([&] { fn([&](T v) { p.set_value(std::move(v)); }); });
-  return p.get_future().get();
-}
-
 TEST(ConcurrencyTest, TwoLoopsShareOneCacheByteExact) {
   auto bg = LoopThread::Start("bg");
   auto a = LoopThread::Start("loop-a");
@@ -104,13 +97,13 @@ TEST(ConcurrencyTest, TwoLoopsShareOneCacheByteExact) {
   FormatOptions f;
   f.line_size = kLine;
   f.mode = CacheMode::kWriteBack;
-  ASSERT_TRUE((OnLoop<Status>(**bg, [&](auto cb) { MetadataStore::Format(ssd, id, f, cb); })).ok());
+  ASSERT_TRUE(((*bg)->call<Status>([&](auto cb) { MetadataStore::Format(ssd, id, f, cb); })).ok());
   CacheOptions o;
   o.background_loop = &(*bg)->loop();
   o.cleaning_options.idle_after = std::chrono::milliseconds(1);
   o.trust_batch = 2;
   using R = Result<std::unique_ptr<Cache>>;
-  R opened = OnLoop<R>(**bg, [&](auto cb) { Cache::Open(ssd, core, id, o, cb); });
+  R opened = (*bg)->call<R>([&](auto cb) { Cache::Open(ssd, core, id, o, cb); });
   ASSERT_TRUE(opened.ok()) << opened.status().ToString();
   std::unique_ptr<Cache> cache = std::move(opened).value();
 
@@ -124,22 +117,22 @@ TEST(ConcurrencyTest, TwoLoopsShareOneCacheByteExact) {
   for (int i = 0; fa.wait_for(std::chrono::milliseconds(20)) != std::future_status::ready ||
                   fb.wait_for(std::chrono::milliseconds(0)) != std::future_status::ready;
        ++i) {
-    Status s = OnLoop<Status>(**bg, [&](auto cb) { cache->set_mode(kCycle[i % 4], i % 3 == 0, cb); });
+    Status s = (*bg)->call<Status>([&](auto cb) { cache->set_mode(kCycle[i % 4], i % 3 == 0, cb); });
     ASSERT_TRUE(s.ok()) << s.ToString();
     PolicyOptions p;
     p.admission = kAdmissions[i % 3];
     p.replacement = kReplacements[i % 4];
     p.sequential.enabled = i % 2 == 0;
-    s = OnLoop<Status>(**bg, [&](auto cb) { cache->set_policies(p, cb); });
+    s = (*bg)->call<Status>([&](auto cb) { cache->set_policies(p, cb); });
     ASSERT_TRUE(s.ok()) << s.ToString();
     // The timed rounds (trust_interval) run too: a round asked meanwhile is Busy.
-    s = OnLoop<Status>(**bg, [&](auto cb) { cache->trust_round(cb); });
+    s = (*bg)->call<Status>([&](auto cb) { cache->trust_round(cb); });
     ASSERT_TRUE(s.ok() || s.message() == "a trust round is running") << s.ToString();
   }
   EXPECT_EQ(da.errors(), 0u);
   EXPECT_EQ(db.errors(), 0u);
 
-  Status cleaned = OnLoop<Status>(**bg, [&](auto cb) { cache->clean_all(nullptr, cb); });
+  Status cleaned = (*bg)->call<Status>([&](auto cb) { cache->clean_all(nullptr, cb); });
   ASSERT_TRUE(cleaned.ok()) << cleaned.ToString();
   std::vector<std::byte> image(kCore);
   core.read_now(0, image);
@@ -148,11 +141,11 @@ TEST(ConcurrencyTest, TwoLoopsShareOneCacheByteExact) {
   // of a round are checked in cache_test; by now earlier rounds have trusted nearly everything.
   Status trusted;
   do {
-    trusted = OnLoop<Status>(**bg, [&](auto cb) { cache->trust_round(cb); });
+    trusted = (*bg)->call<Status>([&](auto cb) { cache->trust_round(cb); });
   } while (trusted.message() == "a trust round is running");
   ASSERT_TRUE(trusted.ok()) << trusted.ToString();
   EXPECT_EQ(cache->counters().lines_untrusted, 0u);
-  ASSERT_TRUE((OnLoop<Status>(**bg, [&](auto cb) { cache->close(cb); })).ok());
+  ASSERT_TRUE(((*bg)->call<Status>([&](auto cb) { cache->close(cb); })).ok());
   EXPECT_GT(cache->counters().evictions, 0u);
 }
 

@@ -226,7 +226,10 @@ Status Tiercached::StartUblk() {
                      : UblkServer::Start(*exported_, options);
   if (!started.ok()) return started.status();
   ublk_ = std::move(started).value();
-  LogInfo("ublk_start", {{"device", ublk_->block_device()}, {"ring", ublk_->command_rings()}});
+  LogInfo("ublk_start", {{"device", ublk_->block_device()},
+                         {"ring", ublk_->command_rings()},
+                         {"fixed_file", ublk_->fixed_files() ? "1" : "0"},
+                         {"fixed_buffers", ublk_->fixed_buffers() ? "1" : "0"}});
   return Status::Ok();
 }
 

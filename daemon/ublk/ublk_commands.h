@@ -18,6 +18,8 @@
 
 namespace tiercache {
 
+class LoopRing;
+
 // One ublk I/O command: the opcode (ublk::kIoFetchReq or kIoCommitAndFetchReq) and its
 // ublksrv_io_cmd fields. `result` is what the request that held the tag ended with (commits).
 struct UblkCommand {
@@ -66,6 +68,12 @@ class UblkCommands {
 
   // "loop" or "own", for logs and tests.
   virtual const char* ring_name() const = 0;
+  // The loop's ring the commands go to, or null (an own ring): the queue registers its buffers
+  // in its buffer table. Valid until end().
+  virtual LoopRing* loop_ring() const { return nullptr; }
+  // Whether the commands name the char device by its slot in the ring's file table
+  // (IOSQE_FIXED_FILE) rather than by its fd.
+  virtual bool file_registered() const { return false; }
   // Prepares `cmd`; it reaches the kernel by the end of this loop round.
   virtual void queue(const UblkCommand& cmd) = 0;
   // Hands every prepared command to the kernel now.

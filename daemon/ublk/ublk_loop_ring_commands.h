@@ -4,7 +4,9 @@
 // requests come back through the same wake-up. The default (UblkOwnRing is the fallback).
 // The ring outlives the queue, so end() cannot cancel what is in the kernel: the queue waits
 // for every fetch's UBLK_IO_RES_ABORT after STOP_DEV; if that never comes, end() retires the
-// client id so late completions find nothing. Loop-thread only (Create included).
+// client id so late completions find nothing. The char device sits in the ring's file table
+// from Create to end() when there is room (else the commands name its fd).
+// Loop-thread only (Create included).
 #pragma once
 
 #include <memory>
@@ -24,6 +26,11 @@ class UblkLoopRingCommands final : public UblkCommands, private LoopRing::Client
   ~UblkLoopRingCommands() override = default;
 
   const char* ring_name() const override { return "loop"; }
+  LoopRing* loop_ring() const override { return ring_.get(); }
+  bool file_registered() const override { return file_index_ >= 0; }
+  // The entry `cmd` becomes (PrepareUblkCommand), naming the char device by its file table
+  // slot when it has one. queue() fills the ring's next entry with it.
+  void prepare(io_uring_sqe* sqe, const UblkCommand& cmd) const;
   void queue(const UblkCommand& cmd) override;
   Status submit() override;
   bool end_cancels() const override { return false; }
@@ -37,6 +44,7 @@ class UblkLoopRingCommands final : public UblkCommands, private LoopRing::Client
   const Config config_;
   Handler& handler_;
   uint32_t client_id_ = 0;
+  int file_index_ = -1;  // the char device in the ring's file table, or -1
   uint32_t outstanding_ = 0;  // queued commands whose completion has not come
 };
 

@@ -9,6 +9,8 @@
 #include <future>
 #include <string>
 
+#include "cachelib/device/loop_ring.h"
+
 namespace tiercache {
 
 namespace {
@@ -84,8 +86,33 @@ Status UblkQueue::begin() {
   if (!commands.ok()) return commands.status();
   commands_ = std::move(commands).value();
   ring_name_ = commands_->ring_name();
+  fixed_file_ = commands_->file_registered();
+  register_buffers();
   for (uint32_t tag = 0; tag < config_.depth; ++tag) queue_command(ublk::kIoFetchReq, tag, -1);
   return commands_->submit();  // (its error names the queue)
+}
+
+// One region for every tag (one mapping). Registering pins, and so commits, all of its pages
+// now rather than as requests first touch them: depth x buffer_bytes (32 MiB by default).
+// Refused (a full table, RLIMIT_MEMLOCK, over the kernel's 1 GiB per region, no table): the
+// Device's operations on the buffers stay plain ones.
+void UblkQueue::register_buffers() {
+  LoopRing* ring = commands_->loop_ring();
+  if (ring == nullptr) return;  // an own ring: the loop may have no ring at all (aio)
+  buffer_index_ = ring->register_buffer(buffers_, buffers_bytes_);
+  fixed_buffers_ = buffer_index_ >= 0;
+}
+
+// Whenever the queue ends, even with fetches still in the kernel and the buffers left mapped:
+// the table serves only the Device's operations on this loop (none is in flight), while the
+// kernel copies a request into a tag's buffer through the process's page tables, not through
+// the ring. Left registered, the region would stay pinned for the ring's life and could match a
+// later mapping at the same addresses after munmap(). So: before the commands let go of the
+// ring, and before ~UblkQueue unmaps.
+void UblkQueue::unregister_buffers() {
+  if (buffer_index_ < 0) return;
+  commands_->loop_ring()->unregister_buffer(buffer_index_);
+  buffer_index_ = -1;
 }
 
 void UblkQueue::queue_command(uint32_t op, uint32_t tag, int32_t result) {
@@ -144,6 +171,7 @@ void UblkQueue::maybe_finish() {
     // On the loop's ring, each fetch's UBLK_IO_RES_ABORT comes before the buffers may go.
     const bool cancels = commands_->end_cancels();
     if (!cancels && kernel_stopped_ && in_kernel_ != 0) return;
+    unregister_buffers();
     commands_->end();
     if (cancels) in_kernel_ = 0;
   }

@@ -1,7 +1,9 @@
 // UblkQueue: serves one ublk hardware queue on one event loop. Owns the mmap()ed request
 // descriptors, one buffer per tag, and the queue's UblkCommands (the loop's io_uring, or a ring
 // of its own): each tag cycles FETCH_REQ -> Device call -> COMMIT_AND_FETCH_REQ, and kernel
-// requests and Device completions are handled on the same thread.
+// requests and Device completions are handled on the same thread. On the loop's ring the tags'
+// buffers are one region of its buffer table, so the Device's reads and writes into them on
+// this loop go READ_FIXED/WRITE_FIXED.
 //
 // The kernel binds a queue to the thread that issues its first FETCH_REQ, so every command
 // leaves from the loop's thread. start() and the destructor run elsewhere; stop() and the
@@ -55,13 +57,18 @@ class UblkQueue final : private UblkCommands::Handler {
   // loop's ring the queue waits for those (an own ring cancels them as it closes). Without
   // it (STOP_DEV failed, or a start is undone) nothing is waited for: the loop's ring drops
   // their completions, and the buffers stay mapped for good, since the kernel may still
-  // copy a request into them.
+  // copy a request into them. Either way the buffers leave the ring's buffer table before
+  // the commands end, and the char device its file table as they end.
   void stop(bool kernel_stopped, std::function<void()> done);
 
   // Requests received from the kernel so far. Thread-safe.
   uint64_t requests_served() const { return served_.load(std::memory_order_relaxed); }
   // "loop" or "own" once started, else "". Thread-safe after start() returned.
   const char* ring_name() const { return ring_name_; }
+  // Whether start() put the char device in the ring's file table (the commands name it by its
+  // slot), and the tags' buffers in its buffer table. Thread-safe after start() returned.
+  bool fixed_file() const { return fixed_file_; }
+  bool fixed_buffers() const { return fixed_buffers_; }
 
  private:
   friend class UblkQueueTestPeer;  // unit tests: the loop-side steps without ublk_drv
@@ -75,6 +82,8 @@ class UblkQueue final : private UblkCommands::Handler {
   void on_request_done(uint32_t tag, int32_t result);
   void queue_command(uint32_t op, uint32_t tag, int32_t result);
   void maybe_finish();
+  void register_buffers();
+  void unregister_buffers();
   std::byte* buffer(uint32_t tag) const { return buffers_ + size_t(tag) * config_.buffer_bytes; }
 
   EventLoop& loop_;
@@ -87,6 +96,9 @@ class UblkQueue final : private UblkCommands::Handler {
   size_t buffers_bytes_ = 0;
   std::unique_ptr<UblkCommands> commands_;
   const char* ring_name_ = "";
+  bool fixed_file_ = false;
+  bool fixed_buffers_ = false;
+  int buffer_index_ = -1;  // the buffers' region in the loop ring's table, while registered
 
   // Loop-thread state.
   std::vector<TagState> tags_;

@@ -87,6 +87,12 @@ std::string UblkServer::command_rings() const {
   return out;
 }
 
+bool UblkServer::every_queue(bool (UblkQueue::*has)() const) const {
+  std::lock_guard lock(mu_);
+  return !queues_.empty() &&
+         std::all_of(queues_.begin(), queues_.end(), [has](const auto& q) { return (*q.*has)(); });
+}
+
 Status UblkServer::open_control() {
   TC_RETURN_IF_ERROR(options_.validate());
   if (device_.block_size() > options_.logical_block_size) {

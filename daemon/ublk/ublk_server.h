@@ -67,6 +67,11 @@ class UblkServer {
   // Where the queues' commands go: "loop" (each loop's io_uring), "own" (a ring per queue),
   // or both names joined by '+' if the queues differ; "" once stopped. Thread-safe.
   std::string command_rings() const;
+  // Whether every queue's commands name the char device by its slot in the loop ring's file
+  // table, and every queue's buffers are in its buffer table (UblkQueue); false once stopped,
+  // and on own rings. Thread-safe.
+  bool fixed_files() const { return every_queue(&UblkQueue::fixed_file); }
+  bool fixed_buffers() const { return every_queue(&UblkQueue::fixed_buffers); }
 
   // "USER_RECOVERY|CMD_IOCTL_ENCODE|..." for logs.
   static std::string FeatureNames(uint64_t flags);
@@ -85,6 +90,8 @@ class UblkServer {
   void stop_queues(bool kernel_stopped);
   void undo_start();
   void run_stop();
+  // There are queues, and `has` holds for each.
+  bool every_queue(bool (UblkQueue::*has)() const) const;
 
   Device& device_;
   const UblkOptions options_;

@@ -27,7 +27,10 @@ constexpr const char* kUsage =
     "         [--recover N] [--pidfile PATH] [--control PATH]\n"
     "  SIZE takes K, M, G suffixes. Default: --memory 256M. Prints 'READY /dev/ublkbN ...' when\n"
     "  the block device exists, with ring=loop (the queues' commands on their event loops'\n"
-    "  io_uring) or ring=own (TIERCACHE_UBLK_OWN_RING=1: a ring per queue).\n";
+    "  io_uring) or ring=own (TIERCACHE_UBLK_OWN_RING=1: a ring per queue), and fixed_file=1\n"
+    "  fixed_buffers=1 when every queue registered /dev/ublkcN and its buffers with that ring.\n"
+    "  'STOPPED ...' after SIGTERM: the Device's counters, and with --file the reads and writes\n"
+    "  that went READ_FIXED/WRITE_FIXED (fixed_buffers=).\n";
 
 struct Args {
   tiercache::UblkOptions options;
@@ -131,23 +134,29 @@ tiercache::Result<std::unique_ptr<Device>> OpenDevice(const Args& a) {
 
 void PrintReady(const tiercache::UblkServer& srv) {
   std::printf(
-      "READY %s queues=%u depth=%u max_io=%u ring=%s kernel_features=%s device_flags=%s\n",
+      "READY %s queues=%u depth=%u max_io=%u ring=%s fixed_file=%d fixed_buffers=%d "
+      "kernel_features=%s device_flags=%s\n",
       srv.block_device().c_str(), srv.queues(), srv.depth(), srv.max_io_bytes(),
-      srv.command_rings().c_str(),
+      srv.command_rings().c_str(), int(srv.fixed_files()), int(srv.fixed_buffers()),
       tiercache::UblkServer::FeatureNames(srv.kernel_features()).c_str(),
       tiercache::UblkServer::FeatureNames(srv.device_flags()).c_str());
   std::fflush(stdout);
 }
 
-// The Device's counters: the VM test checks that the kernel sent FLUSH.
+// The Device's counters: the VM test checks that the kernel sent FLUSH, and that reads and
+// writes went fixed when the buffers were registered.
 void PrintStopped(const tiercache::UblkServer& srv, const Device& device) {
   const tiercache::DeviceStats& st = device.stats();
   auto n = [](const std::atomic<uint64_t>& v) { return static_cast<unsigned long long>(v.load()); };
+  const auto* file = dynamic_cast<const tiercache::FileDevice*>(&device);
+  const auto fixed =
+      static_cast<unsigned long long>(file != nullptr ? file->io_counters().fixed_buffers : 0);
   std::printf(
       "STOPPED %s requests=%llu reads=%llu writes=%llu flushes=%llu discards=%llu "
-      "write_zeroes=%llu errors=%llu\n",
+      "write_zeroes=%llu errors=%llu fixed_buffers=%llu\n",
       srv.block_device().c_str(), static_cast<unsigned long long>(srv.requests_served()),
-      n(st.reads), n(st.writes), n(st.flushes), n(st.discards), n(st.write_zeroes), n(st.errors));
+      n(st.reads), n(st.writes), n(st.flushes), n(st.discards), n(st.write_zeroes), n(st.errors),
+      fixed);
   std::fflush(stdout);
 }
 

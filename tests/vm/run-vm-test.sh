@@ -8,7 +8,9 @@
 #         its system calls per read (strace -c, in a second run)
 # The build comes from $TIERCACHE_BUILD_DIR (default build/). Exit 0 PASS, 1 FAIL, 77 SKIP.
 # TIERCACHE_UBLK_OWN_RING=1 gives the guest's ublk queues rings of their own (default 0: the
-# event loops' rings); the guest checks the server reports that ring (UBLK_RING).
+# event loops' rings); the guest checks the server reports that ring (UBLK_RING), and on the
+# loop's ring /dev/ublkcN and the tags' buffers registered with it (fixed_file=1 fixed_buffers=1;
+# TIERCACHE_NO_FIXED_BUFFERS=1, passed to the guest too, disables the buffer table).
 # Logs: kept in the printed work directory when the test fails.
 set -euo pipefail
 TEST="${1:?usage: run-vm-test.sh nbd|ublk|fio}"
@@ -90,6 +92,10 @@ ublk_prepare() { truncate -s 128M /data/ssd.img && truncate -s 256M /data/hdd.im
 ublk_start() { exec tiercached $files --buffered --ublk --ublk-id 0 --foreground \"\$@\"; }
 ublk_recover() { exec tiercached $files --buffered --ublk-recover 0 --foreground; }
 ublk_ready() { [ -b /dev/ublkb0 ] && timeout 2 dd if=/dev/ublkb0 of=/dev/null bs=4096 count=1; }
+# io.cache.fixed_buffers + io.core.fixed_buffers: the SSD and HDD operations that went fixed.
+ublk_fixed_buffers() { tiercache status --cache /data/ssd.img --json | tr -d ' \n' |
+  sed -n 's/.*\"io\":{\"cache\":{[^}]*\"fixed_buffers\":\([0-9]*\)[^}]*},\"core\":{[^}]*\"fixed_buffers\":\([0-9]*\).*/\1 \2/p' |
+  awk '{ print \$1 + \$2 }'; }
 UBLK_BACKING=
 UBLK_LBS=512
 FIO_BASELINE=/data/hdd.img"
@@ -112,13 +118,19 @@ vm_require_tools
 vm_fetch_kernel
 GUEST_BINS=()
 NET_ARGS=(-nic none)
-UBLK_RING=loop
-[ "${TIERCACHE_UBLK_OWN_RING:-0}" = 1 ] && UBLK_RING=own
+# What every start must report: the ring, and the char device and buffers registered with it
+# (on the loop's ring; the buffers not with TIERCACHE_NO_FIXED_BUFFERS=1).
+UBLK_RING=loop UBLK_FIXED_FILE=1 UBLK_FIXED_BUFFERS=1
+[ "${TIERCACHE_NO_FIXED_BUFFERS:-0}" = 1 ] && UBLK_FIXED_BUFFERS=0
+[ "${TIERCACHE_UBLK_OWN_RING:-0}" = 1 ] && UBLK_RING=own UBLK_FIXED_FILE=0 UBLK_FIXED_BUFFERS=0
 VM_GUEST_ENV="NBD_ADDR=10.0.2.100
 NBD_PORT=$NBD_PORT
 TIERCACHE_UBLK_OWN_RING=${TIERCACHE_UBLK_OWN_RING:-0}
-export TIERCACHE_UBLK_OWN_RING
-UBLK_RING=$UBLK_RING"
+TIERCACHE_NO_FIXED_BUFFERS=${TIERCACHE_NO_FIXED_BUFFERS:-0}
+export TIERCACHE_UBLK_OWN_RING TIERCACHE_NO_FIXED_BUFFERS
+UBLK_RING=$UBLK_RING
+UBLK_FIXED_FILE=$UBLK_FIXED_FILE
+UBLK_FIXED_BUFFERS=$UBLK_FIXED_BUFFERS"
 case "$TEST" in
   nbd)
     start_host_nbd_server

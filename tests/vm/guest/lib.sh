@@ -19,10 +19,13 @@ nonzero() { [ "$(cat "$1")" != 0 ]; }
 is_zero() { [ "$(cat "$1")" = 0 ]; }
 
 # check_ring LOG: the ublk server in LOG reports the ring its queues' commands use (ring=loop or
-# ring=own in ublk_test_server's READY line or tiercached's ublk_start event) as UBLK_RING says.
+# ring=own in ublk_test_server's READY line or tiercached's ublk_start event) as UBLK_RING says,
+# and whether /dev/ublkcN and the tags' buffers are registered with that ring (fixed_file=,
+# fixed_buffers=) as UBLK_FIXED_FILE and UBLK_FIXED_BUFFERS say.
 check_ring() {
-  wait_for 50 grep -q "ring=$UBLK_RING" "$1" ||
-    { cat "$1"; fail "the server does not report ring=$UBLK_RING"; }
+  for want in "ring=$UBLK_RING" "fixed_file=$UBLK_FIXED_FILE" "fixed_buffers=$UBLK_FIXED_BUFFERS"; do
+    wait_for 50 grep -q "$want" "$1" || { cat "$1"; fail "the server does not report $want"; }
+  done
 }
 
 drop_caches() { sync; echo 3 > /proc/sys/vm/drop_caches; }

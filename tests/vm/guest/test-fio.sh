@@ -2,8 +2,9 @@
 # guest) and /dev/nbd0 (server on the host), each beside the same workload on the guest's
 # backing file. Prints figures and ratios, and for the ublk server its context switches per read
 # (all threads, from /proc) and, with VM_STRACE=1, its system calls per read (strace -c -f, in a
-# second run: tracing slows it). Asserts only that every run completed without errors and that
-# the server reports the ring UBLK_RING (emulated CPUs are slow).
+# second run: tracing slows it), and with tiercached its SSD and HDD operations that went
+# READ_FIXED/WRITE_FIXED per read, and its CPU time per read (/proc/PID/stat). Asserts only that every run completed without errors and that
+# the server reports the ring UBLK_RING and its registrations (emulated CPUs are slow).
 # Env: NBD_ADDR NBD_PORT ublk_prepare ublk_start ublk_ready FIO_BASELINE FIO_RUNTIME
 # FIO_IODEPTH VM_STRACE UBLK_RING.
 . /tests/lib.sh
@@ -30,6 +31,12 @@ ctxsw() {
     awk '/^(non)?voluntary_ctxt_switches/ { n += $2 } END { print n + 0 }'
 }
 
+# utime + stime of process $1 (every thread), in clock ticks (100 a second).
+cpu_ticks() { awk '{ print $14 + $15 }' /proc/"$1"/stat; }
+
+# fixed_ops: the server's reads and writes into registered buffers so far (tiercached only).
+fixed_ops() { if type ublk_fixed_buffers >/dev/null 2>&1; then ublk_fixed_buffers; else echo 0; fi; }
+
 ublk_prepare || fail "ublk_prepare"
 dd if=/dev/zero of="$FIO_BASELINE" bs=1M count=128 conv=notrunc 2>/dev/null
 ublk_start > /tmp/ublk.log 2>&1 &
@@ -40,14 +47,21 @@ nbd-client "$NBD_ADDR" "$NBD_PORT" /dev/nbd0 -b 4096 -C 1 >/dev/null 2>&1 || fai
 wait_for 50 nonzero /sys/block/nbd0/size || fail "nbd0 has no size"
 
 run_fio file "$FIO_BASELINE" 0
+fx0=$(fixed_ops)  # (a control request: before the counting starts)
 cs0=$(ctxsw "$UBLK_PID")
+cpu0=$(cpu_ticks "$UBLK_PID")
 run_fio ublk /dev/ublkb0 1
+cpu1=$(cpu_ticks "$UBLK_PID")
 cs1=$(ctxsw "$UBLK_PID")
+fx1=$(fixed_ops)
 run_fio nbd /dev/nbd0 1
 file=$(cat /tmp/iops-file) ublk=$(cat /tmp/iops-ublk) nbd=$(cat /tmp/iops-nbd)
 echo "FIO 4k randread QD$QD IOPS: backing file $file, ublk $ublk, nbd $nbd (ublk ring=$UBLK_RING)"
 echo "FIO ratios to the backing file: ublk $(ratio "$ublk" "$file"), nbd $(ratio "$nbd" "$file")"
 echo "FIO ublk ring=$UBLK_RING QD$QD: context switches per read $(ratio $((cs1 - cs0)) "$(cat /tmp/reads-ublk)") ($((cs1 - cs0)) over $(cat /tmp/reads-ublk) reads)"
+echo "FIO ublk ring=$UBLK_RING QD$QD: server CPU per read $(ratio $(((cpu1 - cpu0) * 10000)) "$(cat /tmp/reads-ublk)") us ($((cpu1 - cpu0)) ticks, fixed_file=$UBLK_FIXED_FILE fixed_buffers=$UBLK_FIXED_BUFFERS)"
+type ublk_fixed_buffers >/dev/null 2>&1 &&
+  echo "FIO ublk ring=$UBLK_RING QD$QD: fixed SSD/HDD operations per read $(ratio $((fx1 - fx0)) "$(cat /tmp/reads-ublk)")"
 
 if [ "${VM_STRACE:-0}" = 1 ]; then
   strace -c -f -p "$UBLK_PID" -o /tmp/strace.out 2>/tmp/strace.err &
@@ -64,3 +78,5 @@ fi
 nbd-client -d /dev/nbd0 >/dev/null 2>&1
 kill -TERM "$UBLK_PID"
 wait "$UBLK_PID" || fail "ublk server exit status"
+# ublk_test_server's totals (its reads that went fixed: fixed_buffers=).
+grep STOPPED /tmp/ublk.log | sed 's/^/FIO ublk server: /' || true

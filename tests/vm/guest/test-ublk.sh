@@ -43,6 +43,26 @@ check_queue_attr fua 1
 [ "$(cat /sys/block/ublkb0/queue/write_zeroes_max_bytes)" != 0 ] || fail "no write zeroes"
 step "queue limits: $UBLK_LBS-byte logical blocks (4096 physical), write back cache, FUA, discard, write zeroes"
 
+# 16 direct 4 KiB writes at 16 MiB, then 16 direct reads of them: each a request of its own,
+# served through the tag's buffer. With tiercached the lines are then on the SSD and each read
+# is one SSD read into the buffer: the fixed operations (io.cache + io.core) grow by exactly 16
+# when the buffers are registered, else not at all. (ublk_test_server: its STOPPED line, below.)
+dd if=/dev/urandom of=/tmp/fixed bs=4096 count=16 2>/dev/null
+dd if=/tmp/fixed of=$DEV bs=4096 seek=4096 oflag=direct 2>/dev/null || fail "direct writes"
+f0=
+if type ublk_fixed_buffers >/dev/null 2>&1; then
+  f0=$(ublk_fixed_buffers)
+  [ -n "$f0" ] || fail "no fixed_buffers counts in tiercache status --json"
+fi
+dd if=$DEV of=/tmp/fixed.back bs=4096 skip=4096 count=16 iflag=direct 2>/dev/null || fail "direct reads"
+cmp -s /tmp/fixed /tmp/fixed.back || fail "16 direct blocks read back differ"
+if [ -n "$f0" ]; then
+  f1=$(ublk_fixed_buffers)
+  [ $((f1 - f0)) = $((16 * UBLK_FIXED_BUFFERS)) ] ||
+    fail "fixed operations went from '$f0' to '$f1' over 16 reads (fixed_buffers=$UBLK_FIXED_BUFFERS)"
+  step "16 direct reads: fixed operations $f0 -> $f1"
+fi
+
 # Raw bytes at 64 MiB reach the backing file; a discard there reads back as zeros.
 dd if=/dev/urandom of=/tmp/raw bs=65536 count=16 2>/dev/null
 dd if=/tmp/raw of=$DEV bs=65536 seek=1024 conv=fsync 2>/dev/null || fail "raw write"
@@ -74,6 +94,13 @@ umount /mnt
 stop_server
 if grep -q STOPPED /tmp/ublk.log; then
   grep STOPPED /tmp/ublk.log | grep -q ' flushes=[1-9]' || fail "the kernel never sent FLUSH"
+  # At least the 16 direct writes and reads above went fixed; nothing did when not registered.
+  fixed=$(sed -n 's/.*STOPPED.* fixed_buffers=\([0-9]*\).*/\1/p' /tmp/ublk.log)
+  if [ "$UBLK_FIXED_BUFFERS" = 1 ]; then
+    [ "${fixed:-0}" -ge 32 ] || fail "only '$fixed' reads and writes went fixed"
+  else
+    [ "$fixed" = 0 ] || fail "'$fixed' reads and writes went fixed without registered buffers"
+  fi
 fi
 
 # Restart with two queues (the guest has two CPUs); recovery below adopts them.
