@@ -66,13 +66,6 @@ class CountingDevice final : public DeviceWrapper {
   }
 };
 
-template <typename T, typename Fn>
-T OnLoop(LoopThread& t, Fn fn) {
-  std::promise<T> p;
-  t.run_sync([&] { fn([&p](T v) { p.set_value(std::move(v)); }); });
-  return p.get_future().get();
-}
-
 void Die(const char* what, const Status& s) {
   std::fprintf(stderr, "%s: %s\n", what, s.ToString().c_str());
   std::exit(1);
@@ -155,10 +148,10 @@ void Run(const Config& c) {
   const CoreIdentity core{c.dir + "/no-core", c.size * 4, 0x9e75};
   FormatOptions f;
   f.force = true;
-  Status s = OnLoop<Status>(*loop, [&](auto cb) { MetadataStore::Format(ssd, core, f, cb); });
+  Status s = loop->call<Status>([&](auto cb) { MetadataStore::Format(ssd, core, f, cb); });
   if (!s.ok()) Die("format", s);
   using R = Result<std::unique_ptr<MetadataStore>>;
-  R store = OnLoop<R>(*loop, [&](auto cb) { MetadataStore::Open(ssd, core, cb, c.store); });
+  R store = loop->call<R>([&](auto cb) { MetadataStore::Open(ssd, core, cb, c.store); });
   if (!store.ok()) Die("open", store.status());
   const uint64_t lines = (*store)->line_count();
   // Line l is either free or holds core line l, all sectors valid and dirty.
@@ -188,7 +181,7 @@ void Run(const Config& c) {
     Sample before{ssd.writes, ssd.flushes, ssd.bytes, 0, 0, 0, 0};
     const MetadataCounters counted = (*store)->counters();
     auto t0 = std::chrono::steady_clock::now();
-    s = OnLoop<Status>(*loop, [&](auto cb) { (*store)->persist(cb); });
+    s = loop->call<Status>([&](auto cb) { (*store)->persist(cb); });
     if (!s.ok()) Die("persist", s);
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
