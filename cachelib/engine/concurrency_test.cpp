@@ -117,7 +117,8 @@ TEST(ConcurrencyTest, TwoLoopsShareOneCacheByteExact) {
   for (int i = 0; fa.wait_for(std::chrono::milliseconds(20)) != std::future_status::ready ||
                   fb.wait_for(std::chrono::milliseconds(0)) != std::future_status::ready;
        ++i) {
-    Status s = (*bg)->call<Status>([&](auto cb) { cache->set_mode(kCycle[i % 4], i % 3 == 0, cb); });
+    Status s =
+        (*bg)->call<Status>([&](auto cb) { cache->set_mode(kCycle[i % 4], i % 3 == 0, cb); });
     ASSERT_TRUE(s.ok()) << s.ToString();
     PolicyOptions p;
     p.admission = kAdmissions[i % 3];

@@ -283,9 +283,9 @@ TEST_F(MetadataJournalTest, AnEntryBeyondTheCacheIsCorruption) {
 }
 
 // Past three quarters of the journal (12 of its 16 blocks; kSession10Steps), a persist's journal
-// round is followed by a step: the page with the oldest journaled change (a quarter of the 4 pages) as a page round
-// with a marker block, whose commit moves the epoch's start to the oldest round still needed;
-// past seven eighths, by up to four steps.
+// round is followed by a step: the page with the oldest journaled change (a quarter of the 4
+// pages) as a page round with a marker block, whose commit moves the epoch's start to the oldest
+// round still needed; past seven eighths, by up to four steps.
 TEST_F(MetadataJournalTest, StepsFreeTheOldestRoundsAndTheRingWraps) {
   auto store = Open();
   SixRoundsOfOnePage(*store);  // rounds 1-6 in blocks 0-11: pages 0, 1, 2, 0, 1, 2

@@ -64,9 +64,9 @@ std::unique_ptr<RecordJournal::Round> RecordJournal::place(uint64_t round, uint6
 
 // One step per persist keeps up with a steady load; four catch up with the first pass over an
 // empty journal (every page is changed in its first rounds) and with bursts, and bound what one
-// FLUSH waits for. Steps start late because a page is rewritten once per pass of the journal over it:
-// the fuller the journal runs, the fewer page writes (StoreOptions has the thresholds). If they
-// fall behind, the journal fills and a checkpoint catches up.
+// FLUSH waits for. Steps start late because a page is rewritten once per pass of the journal
+// over it: the fuller the journal runs, the fewer page writes (StoreOptions has the thresholds).
+// If they fall behind, the journal fills and a checkpoint catches up.
 // A region of at most four steps gains nothing from them: every round touches most of its pages,
 // so the journal's start moves only once four steps have written them all, a checkpoint written
 // early; letting the journal fill writes the same pages a quarter less often.

@@ -19,7 +19,9 @@ struct JournalFill {
   constexpr bool exceeded_by(uint64_t used, uint64_t capacity) const {
     return used * den > capacity * num;
   }
-  constexpr bool at_most(const JournalFill& other) const { return num * other.den <= other.num * den; }
+  constexpr bool at_most(const JournalFill& other) const {
+    return num * other.den <= other.num * den;
+  }
   std::string ToString() const { return std::to_string(num) + "/" + std::to_string(den); }
 };
 
