@@ -3,8 +3,8 @@
 // every --per-persist writes the engine's persist runs. Prints, per persist, the SSD writes,
 // flushes and bytes it issued and its wall time: mean, p99 and max, so the cost of the one persist
 // that checkpoints shows next to the typical one. Only the public MetadataStore API: the same
-// file builds against an older tree for an A/B run (docs/performance.md), that tree's
-// StoreOptions permitting (--steps needs session 14's).
+// file builds against another tree for an A/B run (docs/performance.md), from session 14's on
+// (LoopThread::call, and StoreOptions' step thresholds for --steps).
 // Run: build/bench/metadata/persist_benchmark --dir /var/tmp --size 100G --writes 4000000
 // --steps 3/4,7/8: a persist writes one step above three quarters of the journal, up to four
 // above seven eighths (StoreOptions::one_step_above, four_steps_above; default: the store's).
