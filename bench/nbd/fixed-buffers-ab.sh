@@ -10,10 +10,8 @@ source "$(dirname "$0")/volume.sh" "${1:-}"
 warm_volume
 for _ in $(seq "${2:-2}"); do
   for mode in ${ORDER:-fixed plain}; do
-    stop_daemon
-    if [ "$mode" = plain ]; then export TIERCACHE_NO_FIXED_BUFFERS=1; fi
-    start_daemon
-    unset TIERCACHE_NO_FIXED_BUFFERS
+    # shellcheck disable=SC2046  # no word, or one
+    restart_daemon_env $([ "$mode" = plain ] && echo TIERCACHE_NO_FIXED_BUFFERS=1)
     read_cell "$mode" 4k-qd32 randread 4k 32 .status.io.cache.fixed_buffers
     read_cell "$mode" 1m-qd8 read 1M 8 .status.io.cache.fixed_buffers
   done

@@ -27,6 +27,16 @@ start_daemon() {
   echo "tiercached did not start: $(tail -3 d.log)" >&2; exit 1
 }
 
+# restart_daemon_env [VAR=VALUE...]: serves the volume again, from a new daemon with those
+# variables in its environment (an A/B of an environment switch); they are unset again after.
+restart_daemon_env() {
+  stop_daemon
+  local v
+  for v in "$@"; do export "${v?}"; done
+  start_daemon
+  for v in "$@"; do unset "${v%%=*}"; done
+}
+
 stop_daemon() {
   [ -n "$PID" ] && kill "$PID" && wait "$PID" 2>/dev/null
   PID=""
@@ -56,18 +66,28 @@ warm_volume() {
 # read_cell LABEL NAME RW BS QD [JQ_PATH]: 6 s of fio reads through the volume. Prints the IOPS,
 # fio's mean latency and, per request, the daemon's CPU (/proc), system calls of all its threads
 # (perf stat), context switches, and the growth of `tiercache status --json` field JQ_PATH.
+# With DISK set (e.g. DISK=vda), also the disk's reads in the cell and its mean time per read
+# (/proc/diskstats: the time from dispatch to completion, queueing in the device included).
 read_cell() {
   local label=$1 name=$2 rw=$3 bs=$4 qd=$5 path=${6:-.ok} t0 c0 s0 t1 c1 s1
   ticks() { awk '{print $14+$15}' /proc/"$PID"/stat; }
   switches() { cat /proc/"$PID"/task/*/status | awk '/ctxt_switches/ {s += $2} END {print s}'; }
   counter() { "$CLI" status --control c.ctl --json | jq "$path | tonumber? // 0"; }
-  t0=$(ticks) c0=$(switches) s0=$(counter)
+  disk() { awk -v d="${DISK:-none}" '$3 == d {print $4, $7}' /proc/diskstats; }
+  local d0 d1
+  t0=$(ticks) c0=$(switches) s0=$(counter) d0=$(disk)
   perf stat -e raw_syscalls:sys_enter -p "$PID" -x, -o ps.txt -- sleep 6.5 &
   local pp=$!
   fio --name=w --ioengine=nbd --uri="$URI" --rw="$rw" --bs="$bs" --iodepth="$qd" --time_based \
       --runtime=6 --size=1G --output-format=json --output=f.json >/dev/null 2>&1
   wait "$pp"
-  t1=$(ticks) c1=$(switches) s1=$(counter)
+  t1=$(ticks) c1=$(switches) s1=$(counter) d1=$(disk)
+  if [ -n "${DISK:-}" ]; then
+    # shellcheck disable=SC2086  # "reads ms" pairs
+    set -- $d0 $d1
+    awk -v r="$(($3 - $1))" -v ms="$(($4 - $2))" \
+        'BEGIN { printf "      disk: %d reads, %.0f us per read; ", r, r ? ms * 1000 / r : 0 }'
+  fi
   awk -v m="$label" -v n="$name" -v ios="$(jq '.jobs[0].read.total_ios' f.json)" \
       -v t="$((t1 - t0))" -v c="$((c1 - c0))" -v k="$((s1 - s0))" \
       -v sys="$(cut -d, -f1 ps.txt | grep -E '^[0-9]+$')" \

@@ -126,7 +126,8 @@ TEST_F(FileDeviceBackendTest, AioNeverAsksForIoUring) {
 }
 
 // 20 writes started in one loop task on a queue of 32: one round, 20 in the kernel after it
-// (every other block: contiguous writes would merge).
+// (every other block: contiguous writes would merge). io_uring hands each to the kernel on its
+// own (LoopRing::submit_each()), libaio all in one io_submit.
 TEST_F(FileDeviceBackendTest, IoCountersGiveTheQueueDepthAfterEachSubmission) {
   for (IoBackend backend : {IoBackend::kUring, IoBackend::kAio}) {
     FileDeviceOptions o;
@@ -140,7 +141,7 @@ TEST_F(FileDeviceBackendTest, IoCountersGiveTheQueueDepthAfterEachSubmission) {
     }
     IoQueueCounters c = dev->io_counters();
     EXPECT_EQ(c.rounds, 1u) << IoBackendName(backend);
-    EXPECT_EQ(c.submit_calls, 1u);
+    EXPECT_EQ(c.submit_calls, backend == IoBackend::kUring ? 20u : 1u);
     EXPECT_EQ(c.ops, 20u);
     EXPECT_EQ(c.in_flight_sum, 20u);
     EXPECT_EQ(c.merged, 0u);

@@ -1,9 +1,10 @@
 // IoQueue: what a per-loop kernel I/O queue does whatever the kernel interface: at most
 // queue_depth operations in the kernel and a FIFO beyond, operations started during one loop
-// round handed to the kernel together at the end of the round (contiguous reads or writes of one
-// round merged into one kernel operation), completions watched on the loop (an eventfd of its
-// own, or the loop's shared ring), and the counters that give the mean device queue depth. AioContext (libaio) and UringContext
-// (io_uring) say how operations reach the kernel and how they come back.
+// round handed to the kernel at the end of the round (contiguous reads or writes of one round
+// merged into one kernel operation), completions watched on the loop (an eventfd of its own, or
+// the loop's shared ring), and the counters that give the mean device queue depth. AioContext
+// (libaio: one io_submit per round) and UringContext (io_uring: one operation per
+// io_uring_enter by default) say how operations reach the kernel and how they come back.
 // Owned by FileDevice; used only on its loop's thread, except counters() (any thread).
 #pragma once
 

@@ -14,6 +14,7 @@
 #include "cachelib/common/epoll_event_loop.h"
 #include "cachelib/common/sim_event_loop.h"
 #include "cachelib/device/aio_context.h"
+#include "cachelib/device/loop_ring.h"
 #include "cachelib/device/uring_context.h"
 
 namespace tiercache {
@@ -123,13 +124,22 @@ struct Outcome {
 int SpreadBlock(int i) { return (2 * i) % kBlocks; }
 
 // Submits `ops` one-block reads at once on a queue of `depth`; checks each read's bytes.
-Outcome ReadAll(LoopThread& loop, Backend backend, int fd, uint32_t depth, int ops) {
+// `per_round`: the loop's ring submits once per round (LoopRing::submit_each() off).
+Outcome ReadAll(LoopThread& loop, Backend backend, int fd, uint32_t depth, int ops,
+                bool per_round = false) {
   std::vector<std::vector<char>> bufs(ops, std::vector<char>(4096));
   std::vector<long> results(ops);
   Outcome out;
   std::promise<void> all;
   std::unique_ptr<IoQueue> q;
   loop.run_sync([&] {
+    std::shared_ptr<LoopRing> ring;  // until the queue holds it too
+    if (per_round && backend == Backend::kUring) {
+      auto r = LoopRing::ForLoop(loop.loop());
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      ring = std::move(r).value();
+      ring->set_submit_each(false);
+    }
     auto c = MakeQueue(backend, loop.loop(), depth, fd);
     ASSERT_TRUE(c.ok()) << c.status().ToString();
     q = std::move(c).value();
@@ -171,13 +181,25 @@ TEST_P(IoQueueTest, BoundsRequestsInTheKernel) {
 }
 
 TEST_P(IoQueueTest, RequestsOfOneRoundGoToTheKernelInOneSubmit) {
-  Outcome o = ReadAll(*loop_, GetParam(), fd_, 32, 20);
+  Outcome o = ReadAll(*loop_, GetParam(), fd_, 32, 20, /*per_round=*/true);
   EXPECT_EQ(o.in_flight_after_submit, 20u);
   EXPECT_EQ(o.waiting_after_submit, 0u);
   EXPECT_EQ(o.counters.submit_calls, 1u);
   EXPECT_EQ(o.counters.rounds, 1u);
   EXPECT_EQ(o.counters.ops, 20u);
   EXPECT_EQ(o.counters.in_flight_sum, 20u);  // mean queue depth 20
+}
+
+// The loop's ring by default hands each operation to the kernel when the next is prepared (the
+// last with the loop's sleep): one io_uring_enter per request, still one round of the queue.
+// libaio has no such mode: one io_submit.
+TEST_P(IoQueueTest, OnTheRingEachRequestOfARoundIsSubmittedOnItsOwn) {
+  Outcome o = ReadAll(*loop_, GetParam(), fd_, 32, 20);
+  EXPECT_EQ(o.in_flight_after_submit, 20u);
+  EXPECT_EQ(o.counters.submit_calls, GetParam() == Backend::kUring ? 20u : 1u);
+  EXPECT_EQ(o.counters.rounds, 1u);
+  EXPECT_EQ(o.counters.ops, 20u);
+  EXPECT_EQ(o.counters.in_flight_sum, 20u);
 }
 
 TEST_P(IoQueueTest, WaitingRequestsStartInFifoOrder) {
@@ -196,7 +218,7 @@ TEST_P(IoQueueTest, WaitingRequestsStartInFifoOrder) {
 // (LoopRing::kSqEntries): the round refills it, one io_uring_enter per full queue.
 TEST_P(IoQueueTest, RoundLargerThanTheSubmissionQueue) {
   constexpr int kOps = 5000;
-  Outcome o = ReadAll(*loop_, GetParam(), fd_, kOps, kOps);
+  Outcome o = ReadAll(*loop_, GetParam(), fd_, kOps, kOps, /*per_round=*/true);
   EXPECT_EQ(o.in_flight_after_submit, uint32_t(kOps));
   EXPECT_EQ(o.counters.rounds, 1u);
   EXPECT_EQ(o.counters.ops, uint64_t(kOps));

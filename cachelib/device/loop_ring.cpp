@@ -28,7 +28,8 @@ constexpr uint32_t kFileSlots = 16;
 constexpr uint32_t kBufferSlots = 64;
 
 // TIERCACHE_NO_FIXED_BUFFERS=1: no buffer table (the A/B in docs/performance.md);
-// TIERCACHE_NO_VECTORED_FIXED=1: a table, but vectored operations do not use it.
+// TIERCACHE_NO_VECTORED_FIXED=1: a table, but vectored operations do not use it;
+// TIERCACHE_SUBMIT_PER_ROUND=1: one submission per loop round (submit_each() off).
 bool Disabled(const char* variable) {
   const char* v = std::getenv(variable);
   return v != nullptr && v[0] == '1';
@@ -122,6 +123,7 @@ Status LoopRing::setup() {
   int r = InitRing(&ring_);
   if (r < 0) return Status::FromErrno(-r, "io_uring_queue_init");
   ring_ready_ = true;
+  submit_each_ = !Disabled("TIERCACHE_SUBMIT_PER_ROUND");
   // Optional (kernel 5.19+): without it every operation names its fd.
   if (io_uring_register_files_sparse(&ring_, kFileSlots) == 0) files_.assign(kFileSlots, false);
   // Optional too (5.19+): without it every read and write pins its pages.
@@ -228,6 +230,8 @@ int LoopRing::find_buffer(std::span<const iovec> iov) const {
 }
 
 io_uring_sqe* LoopRing::get_sqe() {
+  // Every entry handed out before this one is filled: its caller labelled it before returning.
+  if (submit_each_ && io_uring_sq_ready(&ring_) > 0) submit_early();
   io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
   if (sqe == nullptr) {
     submit();  // the queue is full of this round's operations: hand them over now
@@ -271,6 +275,17 @@ void LoopRing::submit() {
     submit_later(std::chrono::milliseconds(1));
     return;
   }
+}
+
+void LoopRing::submit_early() {
+  int r = io_uring_submit(&ring_);
+  if (r > 0) {
+    enters_.fetch_add(1, std::memory_order_relaxed);
+    sqes_.fetch_add(uint64_t(r), std::memory_order_relaxed);
+  }
+  // A refusal (EAGAIN, EBUSY, EINTR) leaves the entries queued for the end of the round, whose
+  // submission copes with it. No reap here, unlike submit(): a completion's callback must not
+  // run inside the get_sqe() of a client that is preparing an operation.
 }
 
 void LoopRing::on_eventfd() {

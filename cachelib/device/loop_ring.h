@@ -1,10 +1,11 @@
 // LoopRing: the one io_uring of an event loop, shared by everything on that loop that does
 // kernel I/O through a ring: the file devices' queues (UringContext) and the NBD sockets
-// (RingSocket). Operations prepared during a loop round go to the kernel in one io_uring_enter
-// at its end, disk and network alike. On an EpollEventLoop the ring also does the loop's sleeping
-// (LoopWaiter): it watches the epoll fd itself, so one io_uring_enter submits, sleeps until an
-// fd event or a completion, and returns with the completions. On other loops with fds an eventfd
-// the loop watches brings the completions back.
+// (RingSocket). An operation goes to the kernel as soon as the next one is prepared, and the last
+// of a loop round at its end, disk and network alike (submit_each(); or all of a round in one
+// io_uring_enter at its end). On an EpollEventLoop the ring also does the loop's sleeping
+// (LoopWaiter): it watches the epoll fd itself, so one io_uring_enter submits what is left, sleeps
+// until an fd event or a completion, and returns with the completions. On other loops with fds an
+// eventfd the loop watches brings the completions back.
 // It also keeps the loop's registered buffers: memory pinned once, so reads and writes into it
 // go out as READ_FIXED/WRITE_FIXED without per-operation page pinning.
 // Created on first use per loop (ForLoop) and shared: it goes away with its last user.
@@ -70,10 +71,20 @@ class LoopRing : public std::enable_shared_from_this<LoopRing>, private LoopWait
   // they cannot reach a later client either. The client may go away at once.
   void retire(uint32_t id);
 
-  // An entry for one operation, to fill with an io_uring_prep_* helper and then label(); it goes
-  // to the kernel at the end of this loop round (with the loop's sleep, when the ring does it).
+  // An entry for one operation, to fill with an io_uring_prep_* helper and then label(). It goes
+  // to the kernel when the next entry is asked for (submit_each(), the default), or at the end of
+  // this loop round (with the loop's sleep, when the ring does it), whichever comes first.
   // Never null: a full queue is submitted first.
   io_uring_sqe* get_sqe();
+
+  // Whether get_sqe() first hands the entries prepared before it to the kernel, so operations
+  // reach the device one by one as requests arrive (as fio submits), not as one convoy per round:
+  // a virtio disk here served 4 KiB reads in 315 us instead of 470 at the same mean depth, the
+  // NBD volume did 1.4x the reads at QD32 (docs/performance.md, "Submitting each operation").
+  // Costs an io_uring_enter per operation. On by default; TIERCACHE_SUBMIT_PER_ROUND=1 in the
+  // environment when the ring is created turns it off (A/B runs), as does set_submit_each().
+  bool submit_each() const { return submit_each_; }
+  void set_submit_each(bool on) { submit_each_ = on; }
   // Sends the completion of `sqe`'s operation to client `id` with `tag`. Call after the prep
   // helper (which may clear the entry's user data).
   static void label(io_uring_sqe* sqe, uint32_t id, uint32_t tag) {
@@ -129,6 +140,8 @@ class LoopRing : public std::enable_shared_from_this<LoopRing>, private LoopWait
   static constexpr uint32_t kEpollWatch = 0xffffffff;
   explicit LoopRing(EventLoop& loop);
   Status setup();
+  // One io_uring_enter for what is queued (submit_each()); never reaps.
+  void submit_early();
   // Submits from a task posted now (delay 0: at the end of this round) or after `delay`; once.
   void submit_later(Nanos delay);
   void on_eventfd();
@@ -145,6 +158,7 @@ class LoopRing : public std::enable_shared_from_this<LoopRing>, private LoopWait
   bool epoll_watch_armed_ = false;  // a poll of the loop's epoll fd is in the kernel
   bool epoll_ready_ = false;        // its completion came in this wait
   bool submit_posted_ = false;
+  bool submit_each_ = true;
   std::vector<Client*> clients_;  // by id; nullptr when free
   std::vector<bool> files_;       // file table slots in use; empty if the table was refused
   // A registered buffer: [begin, end) at `index` in the kernel's table.

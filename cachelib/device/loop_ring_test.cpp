@@ -85,6 +85,7 @@ TEST_F(LoopRingTest, CompletionsReachTheirClientAndTagInOneEnterPerRound) {
   RecordingClient first(3), second(2);
   uint32_t first_id = 0, second_id = 0;
   thread_->run_sync([&] {
+    ring->set_submit_each(false);
     first_id = ring->attach(&first);
     second_id = ring->attach(&second);
     // One loop task: all five go to the kernel together at the end of the round.
@@ -114,6 +115,7 @@ TEST_F(LoopRingTest, RoundLargerThanTheQueueEntersOncePerFullQueue) {
   constexpr uint32_t kOps = 2 * LoopRing::kSqEntries + 10;
   RecordingClient client(kOps);
   thread_->run_sync([&] {
+    ring->set_submit_each(false);
     const uint32_t id = ring->attach(&client);
     for (uint32_t i = 0; i < kOps; ++i) PrepareNop(*ring, id, i);
   });
@@ -121,6 +123,57 @@ TEST_F(LoopRingTest, RoundLargerThanTheQueueEntersOncePerFullQueue) {
   thread_->run_sync([&] {
     EXPECT_EQ(ring->counters().enters, 3u);
     EXPECT_EQ(ring->counters().sqes, uint64_t(kOps));
+    ring->detach(0);
+  });
+  Drop(ring);
+}
+
+// The default: asking for an entry hands the ones prepared before it to the kernel, so an
+// operation never waits for the rest of its round; the last one goes with the loop's sleep.
+TEST_F(LoopRingTest, EachEntryGoesToTheKernelWhenTheNextIsAskedFor) {
+  auto ring = RingOf(*thread_);
+  ASSERT_TRUE(ring);
+  RecordingClient client(3);
+  thread_->run_sync([&] {
+    EXPECT_TRUE(ring->submit_each());
+    const uint32_t id = ring->attach(&client);
+    PrepareNop(*ring, id, 4);
+    EXPECT_EQ(ring->counters().enters, 0u);
+    PrepareNop(*ring, id, 5);
+    EXPECT_EQ(ring->counters().enters, 1u);
+    EXPECT_EQ(ring->counters().sqes, 1u);
+    PrepareNop(*ring, id, 6);
+    EXPECT_EQ(ring->counters().enters, 2u);
+    EXPECT_EQ(ring->counters().sqes, 2u);
+  });
+  client.done.get_future().wait();
+  thread_->run_sync([&] {
+    EXPECT_EQ(client.seen, (std::vector<std::pair<uint32_t, int32_t>>{{4, 0}, {5, 0}, {6, 0}}));
+    EXPECT_EQ(ring->counters().enters, 3u);
+    EXPECT_EQ(ring->counters().sqes, 3u);
+    ring->detach(0);
+  });
+  Drop(ring);
+}
+
+// TIERCACHE_SUBMIT_PER_ROUND=1 (read when a ring is created) turns submit_each() off.
+TEST_F(LoopRingTest, SubmitPerRoundInTheEnvironmentTurnsSubmitEachOff) {
+  setenv("TIERCACHE_SUBMIT_PER_ROUND", "1", 1);
+  auto ring = RingOf(*thread_);
+  unsetenv("TIERCACHE_SUBMIT_PER_ROUND");
+  ASSERT_TRUE(ring);
+  RecordingClient client(2);
+  thread_->run_sync([&] {
+    EXPECT_FALSE(ring->submit_each());
+    const uint32_t id = ring->attach(&client);
+    PrepareNop(*ring, id, 1);
+    PrepareNop(*ring, id, 2);
+    EXPECT_EQ(ring->counters().enters, 0u);
+  });
+  client.done.get_future().wait();
+  thread_->run_sync([&] {
+    EXPECT_EQ(ring->counters().enters, 1u);
+    EXPECT_EQ(ring->counters().sqes, 2u);
     ring->detach(0);
   });
   Drop(ring);

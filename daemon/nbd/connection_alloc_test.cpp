@@ -103,7 +103,9 @@ class ConnectionAllocTest : public ::testing::TestWithParam<bool> {
     const uint64_t allocs = OperatorNewCalls() - before;
     EXPECT_EQ(LoadBe32(reply.get()), kSimpleReplyMagic);
     EXPECT_EQ(LoadBe32(reply.get() + 4), 0u);  // no error
-    if (type == kCmdRead) EXPECT_EQ(reply[16 + kLength - 1], std::byte{0x5a});
+    if (type == kCmdRead) {
+      EXPECT_EQ(reply[16 + kLength - 1], std::byte{0x5a});
+    }
     return allocs;
   }
 

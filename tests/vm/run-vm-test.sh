@@ -11,6 +11,7 @@
 # event loops' rings); the guest checks the server reports that ring (UBLK_RING), and on the
 # loop's ring /dev/ublkcN and the tags' buffers registered with it (fixed_file=1 fixed_buffers=1;
 # TIERCACHE_NO_FIXED_BUFFERS=1, passed to the guest too, disables the buffer table).
+# TIERCACHE_SUBMIT_PER_ROUND=1, passed to the guest too: one submission per loop round.
 # Logs: kept in the printed work directory when the test fails.
 set -euo pipefail
 TEST="${1:?usage: run-vm-test.sh nbd|ublk|fio}"
@@ -127,7 +128,8 @@ VM_GUEST_ENV="NBD_ADDR=10.0.2.100
 NBD_PORT=$NBD_PORT
 TIERCACHE_UBLK_OWN_RING=${TIERCACHE_UBLK_OWN_RING:-0}
 TIERCACHE_NO_FIXED_BUFFERS=${TIERCACHE_NO_FIXED_BUFFERS:-0}
-export TIERCACHE_UBLK_OWN_RING TIERCACHE_NO_FIXED_BUFFERS
+TIERCACHE_SUBMIT_PER_ROUND=${TIERCACHE_SUBMIT_PER_ROUND:-0}
+export TIERCACHE_UBLK_OWN_RING TIERCACHE_NO_FIXED_BUFFERS TIERCACHE_SUBMIT_PER_ROUND
 UBLK_RING=$UBLK_RING
 UBLK_FIXED_FILE=$UBLK_FIXED_FILE
 UBLK_FIXED_BUFFERS=$UBLK_FIXED_BUFFERS"
