@@ -27,14 +27,27 @@ start_daemon() {
   echo "tiercached did not start: $(tail -3 d.log)" >&2; exit 1
 }
 
-# restart_daemon_env [VAR=VALUE...]: serves the volume again, from a new daemon with those
-# variables in its environment (an A/B of an environment switch); they are unset again after.
-restart_daemon_env() {
-  stop_daemon
-  local v
-  for v in "$@"; do export "${v?}"; done
-  start_daemon
-  for v in "$@"; do unset "${v%%=*}"; done
+# env_ab ROUNDS VAR OFF_LABEL ON_LABEL JQ_PATH CELL...: an A/B of one of tiercached's environment
+# switches over a warm volume: ROUNDS times, the daemon restarted without VAR, then with VAR=1 in
+# its environment (ORDER="on off" reverses the turn), each time running every CELL
+# ("NAME:RW:BS:QD") through read_cell, labelled OFF_LABEL or ON_LABEL, with JQ_PATH as its counter.
+env_ab() {
+  local rounds=$1 var=$2 off=$3 on=$4 path=$5 mode label cell name rw bs qd
+  shift 5
+  warm_volume
+  for _ in $(seq "$rounds"); do
+    for mode in ${ORDER:-off on}; do
+      stop_daemon
+      label=$off
+      if [ "$mode" = on ]; then export "$var=1"; label=$on; fi
+      start_daemon
+      unset "$var"
+      for cell in "$@"; do
+        IFS=: read -r name rw bs qd <<<"$cell"
+        read_cell "$label" "$name" "$rw" "$bs" "$qd" "$path"
+      done
+    done
+  done
 }
 
 stop_daemon() {

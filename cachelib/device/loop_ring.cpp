@@ -29,7 +29,7 @@ constexpr uint32_t kBufferSlots = 64;
 
 // TIERCACHE_NO_FIXED_BUFFERS=1: no buffer table (the A/B in docs/performance.md);
 // TIERCACHE_NO_VECTORED_FIXED=1: a table, but vectored operations do not use it;
-// TIERCACHE_SUBMIT_PER_ROUND=1: one submission per loop round (submit_each() off).
+// TIERCACHE_SUBMIT_PER_ROUND=1: disk operations too go at the end of the round (submit_each()).
 bool Disabled(const char* variable) {
   const char* v = std::getenv(variable);
   return v != nullptr && v[0] == '1';
@@ -229,9 +229,15 @@ int LoopRing::find_buffer(std::span<const iovec> iov) const {
   return index;
 }
 
-io_uring_sqe* LoopRing::get_sqe() {
+io_uring_sqe* LoopRing::get_disk_sqe() {
   // Every entry handed out before this one is filled: its caller labelled it before returning.
-  if (submit_each_ && io_uring_sq_ready(&ring_) > 0) submit_early();
+  if (submit_each_ && disk_queued_) submit_early();
+  io_uring_sqe* sqe = get_sqe();
+  disk_queued_ = true;
+  return sqe;
+}
+
+io_uring_sqe* LoopRing::get_sqe() {
   io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
   if (sqe == nullptr) {
     submit();  // the queue is full of this round's operations: hand them over now
@@ -266,6 +272,7 @@ void LoopRing::submit() {
     if (r > 0) {
       enters_.fetch_add(1, std::memory_order_relaxed);
       sqes_.fetch_add(uint64_t(r), std::memory_order_relaxed);
+      submitted();
       continue;
     }
     if (r == -EINTR) continue;
@@ -282,10 +289,11 @@ void LoopRing::submit_early() {
   if (r > 0) {
     enters_.fetch_add(1, std::memory_order_relaxed);
     sqes_.fetch_add(uint64_t(r), std::memory_order_relaxed);
+    submitted();
   }
   // A refusal (EAGAIN, EBUSY, EINTR) leaves the entries queued for the end of the round, whose
   // submission copes with it. No reap here, unlike submit(): a completion's callback must not
-  // run inside the get_sqe() of a client that is preparing an operation.
+  // run inside the get_disk_sqe() of a client that is preparing an operation.
 }
 
 void LoopRing::on_eventfd() {
@@ -322,6 +330,7 @@ bool LoopRing::wait(int epfd, bool block) {
     enters_.fetch_add(1, std::memory_order_relaxed);
     sqes_.fetch_add(std::min<uint64_t>(clients, uint64_t(r)), std::memory_order_relaxed);
   }
+  if (r > 0) submitted();
   // (EINTR, EBUSY: what was not submitted stays queued for the next call.)
   reap();
   return epoll_ready_;

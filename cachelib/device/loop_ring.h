@@ -1,8 +1,8 @@
 // LoopRing: the one io_uring of an event loop, shared by everything on that loop that does
 // kernel I/O through a ring: the file devices' queues (UringContext) and the NBD sockets
-// (RingSocket). An operation goes to the kernel as soon as the next one is prepared, and the last
-// of a loop round at its end, disk and network alike (submit_each(); or all of a round in one
-// io_uring_enter at its end). On an EpollEventLoop the ring also does the loop's sleeping
+// (RingSocket). A loop round's operations go to the kernel at its end, disk and network alike,
+// except that each disk operation goes as soon as the next one is prepared, taking whatever else
+// is queued along (submit_each()). On an EpollEventLoop the ring also does the loop's sleeping
 // (LoopWaiter): it watches the epoll fd itself, so one io_uring_enter submits what is left, sleeps
 // until an fd event or a completion, and returns with the completions. On other loops with fds an
 // eventfd the loop watches brings the completions back.
@@ -72,17 +72,23 @@ class LoopRing : public std::enable_shared_from_this<LoopRing>, private LoopWait
   void retire(uint32_t id);
 
   // An entry for one operation, to fill with an io_uring_prep_* helper and then label(). It goes
-  // to the kernel when the next entry is asked for (submit_each(), the default), or at the end of
-  // this loop round (with the loop's sleep, when the ring does it), whichever comes first.
-  // Never null: a full queue is submitted first.
+  // to the kernel at the end of this loop round (with the loop's sleep, when the ring does it),
+  // or earlier along with a disk operation's (get_disk_sqe()). Never null: a full queue is
+  // submitted first.
   io_uring_sqe* get_sqe();
+  // get_sqe() for a disk read, write or flush. With submit_each() on, when a disk operation's
+  // entry is already queued, everything queued goes to the kernel first. A disk then gets its
+  // operations one by one as requests arrive (as fio submits them), not as one convoy per round,
+  // and the other entries (socket receives and sends, ublk commits) ride along with them or with
+  // the loop's sleep. A virtio disk here served 4 KiB reads in 326-339 us instead of 457-475 at
+  // about the same mean depth: 1.1-1.4x the NBD volume's reads at QD32 (docs/performance.md,
+  // "Session 15: submitting each operation"). Costs an io_uring_enter per disk operation but the
+  // last of a round.
+  io_uring_sqe* get_disk_sqe();
 
-  // Whether get_sqe() first hands the entries prepared before it to the kernel, so operations
-  // reach the device one by one as requests arrive (as fio submits), not as one convoy per round:
-  // a virtio disk here served 4 KiB reads in 315 us instead of 470 at the same mean depth, the
-  // NBD volume did 1.4x the reads at QD32 (docs/performance.md, "Submitting each operation").
-  // Costs an io_uring_enter per operation. On by default; TIERCACHE_SUBMIT_PER_ROUND=1 in the
-  // environment when the ring is created turns it off (A/B runs), as does set_submit_each().
+  // Whether get_disk_sqe() hands the queue over early. On by default; TIERCACHE_SUBMIT_PER_ROUND=1
+  // in the environment when the ring is created turns it off (A/B runs), as does
+  // set_submit_each(false): get_disk_sqe() is then get_sqe().
   bool submit_each() const { return submit_each_; }
   void set_submit_each(bool on) { submit_each_ = on; }
   // Sends the completion of `sqe`'s operation to client `id` with `tag`. Call after the prep
@@ -140,8 +146,11 @@ class LoopRing : public std::enable_shared_from_this<LoopRing>, private LoopWait
   static constexpr uint32_t kEpollWatch = 0xffffffff;
   explicit LoopRing(EventLoop& loop);
   Status setup();
-  // One io_uring_enter for what is queued (submit_each()); never reaps.
+  // One io_uring_enter for what is queued (get_disk_sqe()); never reaps.
   void submit_early();
+  // Notes that the queue was handed to the kernel: a disk entry is queued no longer, unless a
+  // refusal left entries behind.
+  void submitted() { disk_queued_ = disk_queued_ && io_uring_sq_ready(&ring_) > 0; }
   // Submits from a task posted now (delay 0: at the end of this round) or after `delay`; once.
   void submit_later(Nanos delay);
   void on_eventfd();
@@ -159,6 +168,7 @@ class LoopRing : public std::enable_shared_from_this<LoopRing>, private LoopWait
   bool epoll_ready_ = false;        // its completion came in this wait
   bool submit_posted_ = false;
   bool submit_each_ = true;
+  bool disk_queued_ = false;  // a disk operation's entry waits in the queue
   std::vector<Client*> clients_;  // by id; nullptr when free
   std::vector<bool> files_;       // file table slots in use; empty if the table was refused
   // A registered buffer: [begin, end) at `index` in the kernel's table.

@@ -43,6 +43,13 @@ void PrepareNop(LoopRing& ring, uint32_t id, uint32_t tag) {
   LoopRing::label(sqe, id, tag);
 }
 
+// The same, in an entry asked for as a disk operation's.
+void PrepareDiskNop(LoopRing& ring, uint32_t id, uint32_t tag) {
+  io_uring_sqe* sqe = ring.get_disk_sqe();
+  io_uring_prep_nop(sqe);
+  LoopRing::label(sqe, id, tag);
+}
+
 class LoopRingTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -85,7 +92,6 @@ TEST_F(LoopRingTest, CompletionsReachTheirClientAndTagInOneEnterPerRound) {
   RecordingClient first(3), second(2);
   uint32_t first_id = 0, second_id = 0;
   thread_->run_sync([&] {
-    ring->set_submit_each(false);
     first_id = ring->attach(&first);
     second_id = ring->attach(&second);
     // One loop task: all five go to the kernel together at the end of the round.
@@ -115,7 +121,6 @@ TEST_F(LoopRingTest, RoundLargerThanTheQueueEntersOncePerFullQueue) {
   constexpr uint32_t kOps = 2 * LoopRing::kSqEntries + 10;
   RecordingClient client(kOps);
   thread_->run_sync([&] {
-    ring->set_submit_each(false);
     const uint32_t id = ring->attach(&client);
     for (uint32_t i = 0; i < kOps; ++i) PrepareNop(*ring, id, i);
   });
@@ -128,30 +133,50 @@ TEST_F(LoopRingTest, RoundLargerThanTheQueueEntersOncePerFullQueue) {
   Drop(ring);
 }
 
-// The default: asking for an entry hands the ones prepared before it to the kernel, so an
-// operation never waits for the rest of its round; the last one goes with the loop's sleep.
-TEST_F(LoopRingTest, EachEntryGoesToTheKernelWhenTheNextIsAskedFor) {
+// The default: asking for a disk entry first hands the queue to the kernel when a disk entry is
+// in it, so a disk operation never waits for the rest of its round; other entries ride along, or
+// go with the loop's sleep, as does the round's last disk entry.
+TEST_F(LoopRingTest, EachDiskEntryGoesToTheKernelWhenTheNextIsAskedFor) {
   auto ring = RingOf(*thread_);
   ASSERT_TRUE(ring);
-  RecordingClient client(3);
+  RecordingClient client(6);
   thread_->run_sync([&] {
     EXPECT_TRUE(ring->submit_each());
     const uint32_t id = ring->attach(&client);
-    PrepareNop(*ring, id, 4);
+    PrepareNop(*ring, id, 1);      // a socket's, say: no disk entry queued before it
+    PrepareDiskNop(*ring, id, 2);  // nor before this one
     EXPECT_EQ(ring->counters().enters, 0u);
-    PrepareNop(*ring, id, 5);
+    PrepareNop(*ring, id, 3);
+    EXPECT_EQ(ring->counters().enters, 0u);
+    PrepareDiskNop(*ring, id, 4);  // 1, 2 and 3 go first
     EXPECT_EQ(ring->counters().enters, 1u);
-    EXPECT_EQ(ring->counters().sqes, 1u);
+    EXPECT_EQ(ring->counters().sqes, 3u);
+    PrepareDiskNop(*ring, id, 5);  // then 4
+    EXPECT_EQ(ring->counters().enters, 2u);
+    EXPECT_EQ(ring->counters().sqes, 4u);
     PrepareNop(*ring, id, 6);
     EXPECT_EQ(ring->counters().enters, 2u);
-    EXPECT_EQ(ring->counters().sqes, 2u);
   });
   client.done.get_future().wait();
   thread_->run_sync([&] {
-    EXPECT_EQ(client.seen, (std::vector<std::pair<uint32_t, int32_t>>{{4, 0}, {5, 0}, {6, 0}}));
+    EXPECT_EQ(client.seen, (std::vector<std::pair<uint32_t, int32_t>>{
+                               {1, 0}, {2, 0}, {3, 0}, {4, 0}, {5, 0}, {6, 0}}));
+    EXPECT_EQ(ring->counters().enters, 3u);  // 5 and 6 with the sleep
+    EXPECT_EQ(ring->counters().sqes, 6u);
+  });
+  // A new round: the disk entry went with the last sleep, so the first one waits again.
+  RecordingClient next(2);
+  thread_->run_sync([&] {
+    const uint32_t id = ring->attach(&next);
+    PrepareNop(*ring, id, 7);
+    PrepareDiskNop(*ring, id, 8);
     EXPECT_EQ(ring->counters().enters, 3u);
-    EXPECT_EQ(ring->counters().sqes, 3u);
+  });
+  next.done.get_future().wait();
+  thread_->run_sync([&] {
+    EXPECT_EQ(ring->counters().enters, 4u);
     ring->detach(0);
+    ring->detach(1);
   });
   Drop(ring);
 }
@@ -166,8 +191,8 @@ TEST_F(LoopRingTest, SubmitPerRoundInTheEnvironmentTurnsSubmitEachOff) {
   thread_->run_sync([&] {
     EXPECT_FALSE(ring->submit_each());
     const uint32_t id = ring->attach(&client);
-    PrepareNop(*ring, id, 1);
-    PrepareNop(*ring, id, 2);
+    PrepareDiskNop(*ring, id, 1);
+    PrepareDiskNop(*ring, id, 2);
     EXPECT_EQ(ring->counters().enters, 0u);
   });
   client.done.get_future().wait();

@@ -45,7 +45,7 @@ void UringContext::unwatch() {
 
 void UringContext::prepare(uint32_t slot) {
   if (prepared_ == 0) enters_before_ = ring_->counters().enters;
-  io_uring_sqe* sqe = ring_->get_sqe();
+  io_uring_sqe* sqe = ring_->get_disk_sqe();
   const IoOp& o = held(slot);
   const std::span<const iovec> iov = held_iov(slot);
   if (o.kind == IoOp::Kind::kDatasync) {

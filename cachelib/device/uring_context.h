@@ -1,9 +1,10 @@
 // UringContext: an IoQueue on the loop's shared io_uring (LoopRing), FileDevice's preferred
 // backend. Operations started during a loop round (merged ones as readv/writev when their
-// buffers are apart) become entries of the loop's ring at the round's end, which hands each to the
-// kernel as the next is prepared, the last with the loop's sleep (LoopRing::submit_each()); or,
-// with that off, all of them with whatever the loop's sockets and other devices prepared, in one
-// io_uring_enter (the one that also puts the loop to sleep, on an EpollEventLoop).
+// buffers are apart) become disk entries of the loop's ring at the round's end
+// (LoopRing::get_disk_sqe()): each goes to the kernel as the next is prepared, the last with the
+// loop's sleep; or, with LoopRing::submit_each() off, all of them with whatever the loop's
+// sockets and other devices prepared, in one io_uring_enter (the one that also puts the loop to
+// sleep, on an EpollEventLoop).
 // Each completion's callback runs as soon as the loop sees it. The device's fd sits in the
 // ring's file table when there is room (no file lookup and reference per operation). A read or
 // write of one buffer that lies in memory registered with the ring (LoopRing::register_buffer,
