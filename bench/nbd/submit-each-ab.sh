@@ -3,9 +3,9 @@
 # the loop's ring handing each disk operation to the kernel as the next is prepared ("each", the
 # default) and with one submission per loop round (TIERCACHE_SUBMIT_PER_ROUND=1, "round") in
 # turn, ROUNDS times; per cell the IOPS, fio's mean latency, the daemon's CPU, system calls and
-# context switches per request, the disk's reads and mean time per read (DISK, vda by default),
-# and as "counter" the SSD submit calls per request (tiercache status --json:
-# io.cache.submit_calls).
+# context switches per request, the disk's reads and mean time per read (DISK: the volume's
+# disk as /proc/diskstats names it, vda by default), and as "counter" the SSD submit calls per
+# request (tiercache status --json: io.cache.submit_calls).
 # Usage: bench/nbd/submit-each-ab.sh [BUILD_DIR] [ROUNDS]   (ORDER="on off" puts "round" first)
 set -u
 export DISK="${DISK:-vda}"

@@ -79,8 +79,9 @@ warm_volume() {
 # read_cell LABEL NAME RW BS QD [JQ_PATH]: 6 s of fio reads through the volume. Prints the IOPS,
 # fio's mean latency and, per request, the daemon's CPU (/proc), system calls of all its threads
 # (perf stat), context switches, and the growth of `tiercache status --json` field JQ_PATH.
-# With DISK set (e.g. DISK=vda), also the disk's reads in the cell and its mean time per read
-# (/proc/diskstats: the time from dispatch to completion, queueing in the device included).
+# With DISK set (e.g. DISK=vda) to a disk /proc/diskstats lists, also the disk's reads in the
+# cell and its mean time per read (the time from dispatch to completion, queueing in the device
+# included); a name it does not list prints no disk figures.
 read_cell() {
   local label=$1 name=$2 rw=$3 bs=$4 qd=$5 path=${6:-.ok} t0 c0 s0 t1 c1 s1
   ticks() { awk '{print $14+$15}' /proc/"$PID"/stat; }
@@ -95,7 +96,7 @@ read_cell() {
       --runtime=6 --size=1G --output-format=json --output=f.json >/dev/null 2>&1
   wait "$pp"
   t1=$(ticks) c1=$(switches) s1=$(counter) d1=$(disk)
-  if [ -n "${DISK:-}" ]; then
+  if [ -n "$d0" ] && [ -n "$d1" ]; then
     # shellcheck disable=SC2086  # "reads ms" pairs
     set -- $d0 $d1
     awk -v r="$(($3 - $1))" -v ms="$(($4 - $2))" \

@@ -96,12 +96,14 @@ void UringContext::prepare_single(io_uring_sqe* sqe, int fd, const IoOp& o) {
 
 void UringContext::submit_prepared() {
   if (prepared_ == 0) return;
-  // A ring that sleeps for the loop submits the round with that sleep (one io_uring_enter for
-  // the disk, the sockets and the wait). Otherwise now rather than at the end of the loop's
-  // round: the disk gets its operations a task earlier.
+  // Each operation but the last already went to the kernel as the next was prepared
+  // (LoopRing::get_disk_sqe, unless submit_each() is off). A ring that sleeps for the loop
+  // submits the rest with that sleep (one io_uring_enter for it, the sockets and the wait).
+  // Otherwise now rather than at the end of the loop's round: the disk gets it a task earlier.
   const bool with_the_sleep = ring_->waits_for_loop();
   if (!with_the_sleep) ring_->submit();
-  // Calls this round made: one per queue it filled, and the one that ends it.
+  // Calls this round made: the early ones (one per operation but the last, or one per full
+  // queue), and the one that ends it.
   const uint64_t enters = ring_->counters().enters - enters_before_ + (with_the_sleep ? 1 : 0);
   count_submit_call(prepared_);
   for (uint64_t i = 1; i < enters; ++i) count_submit_call(0);
