@@ -9,7 +9,6 @@ namespace {
 constexpr uint32_t kLevelFloor[AdaptiveAdmission::kLevels] = {0, 2, 3, 5, 9};
 constexpr uint32_t kNoLevel = 16;     // threshold when no level is admitted
 constexpr double kLevelPrior = 0.5;   // a level without samples is given the benefit of the doubt
-constexpr double kPriorWeight = 4;    // samples the prior is worth
 constexpr uint32_t kSamplesLog2 = 8;  // AutoSampleShift follows ~256 blocks per capacity
 
 uint64_t Scaled(double factor, uint32_t capacity) {
@@ -29,21 +28,6 @@ uint32_t AdaptiveAdmission::AutoSampleShift(uint32_t capacity) {
   return log2 > kSamplesLog2 ? log2 - kSamplesLog2 : 0;
 }
 
-double AdaptiveAdmission::Ratio::value(double prior, double pending_weight) const {
-  return (returns + prior * kPriorWeight) / (events + pending_weight * pending + kPriorWeight);
-}
-
-void AdaptiveAdmission::Ratio::resolve(uint32_t ended, uint32_t returned) {
-  events += ended;
-  returns += returned;
-  pending -= std::min(pending, ended);  // every ended miss was recorded pending; never wraps
-}
-
-void AdaptiveAdmission::Ratio::halve() {
-  events /= 2;
-  returns = std::min(returns / 2, events);
-}
-
 AdaptiveAdmission::AdaptiveAdmission(uint32_t capacity, const Params& params)
     : params_(params),
       misses_(capacity / 2, Scaled(params_.frequency_halving, capacity)),
@@ -53,6 +37,12 @@ AdaptiveAdmission::AdaptiveAdmission(uint32_t capacity, const Params& params)
       eviction_period_(Scaled(params_.eviction_halving, capacity)) {
   const uint64_t window = Scaled(params_.window, capacity);
   sweep_steps_ = static_cast<uint32_t>((returns_.entries() + window - 1) / window);
+  if (params_.recurring) {
+    RecurringMisses::Params p = params_.recurring_params;
+    p.min_return = params_.min_return;
+    p.eviction_prior = params_.eviction_prior;
+    recurring_ = std::make_unique<RecurringMisses>(capacity, returns_.sample_shift(), p);
+  }
 }
 
 double AdaptiveAdmission::bar() const {
@@ -79,7 +69,7 @@ void AdaptiveAdmission::update_threshold() {
 void AdaptiveAdmission::observe(uint64_t block, bool hit) {
   ++now_;
   if (now_ % miss_period_ == 0) {
-    for (Ratio& r : levels_) r.halve();
+    for (ReturnRatio& r : levels_) r.halve();
   }
   if (now_ % eviction_period_ == 0) evictions_.halve();
   const ReturnTracker::Expired expired = returns_.expire(now_, sweep_steps_);
@@ -87,6 +77,7 @@ void AdaptiveAdmission::observe(uint64_t block, bool hit) {
   for (int level = 0; level < kLevels; ++level) {
     levels_[level].resolve(expired.miss_levels[level], 0);  // filled misses: already counted
   }
+  recurs_ = recurring_ && recurring_->observe(block, now_, hit);
   const auto ret = returns_.on_access(block, now_, hit);
   if (!ret) return;
   if (ret->kind == ReturnTracker::Kind::kEviction) {
@@ -94,7 +85,7 @@ void AdaptiveAdmission::observe(uint64_t block, bool hit) {
     ++evictions_.returns;
     return;
   }
-  Ratio& ratio = levels_[ret->level & ~kFilled];
+  ReturnRatio& ratio = levels_[ret->level & ~kFilled];
   if (ret->level & kFilled) {
     ratio.returns = std::min(ratio.returns + 1, ratio.events);  // its miss may predate a halving
   } else {
@@ -113,6 +104,11 @@ bool AdaptiveAdmission::admit(const AdmissionQuery& query) {
     update_threshold();
     admitted = level_admitted(level);
   }
+  const bool recurs = recurs_ && level == 0;
+  if (!admitted && recurs && query.used >= query.capacity && recurring_->admitted()) {
+    admitted = true;
+    ++recurring_admitted_;
+  }
   if (!admitted && params_.probe_interval != 0 &&
       ++refused_since_probe_ >= params_.probe_interval) {
     refused_since_probe_ = 0;
@@ -120,6 +116,8 @@ bool AdaptiveAdmission::admit(const AdmissionQuery& query) {
     admitted = true;
   }
   admitted ? ++admitted_ : ++refused_;
+  if (recurring_ && admitted && query.used >= query.capacity) recurring_->count_admission();
+  if (recurs) recurring_->record_miss(query.block, now_, admitted);
   // A miss that filled a free slot was no decision: it counts at once as not back (until it is),
   // so a scan that follows the fill meets the evidence of the fill's one-time reads.
   const bool filled = query.used < query.capacity;
@@ -131,11 +129,13 @@ bool AdaptiveAdmission::admit(const AdmissionQuery& query) {
 }
 
 void AdaptiveAdmission::on_evict(uint64_t block) {
+  if (recurring_) recurring_->on_evict(block, now_);
   if (returns_.record_eviction(block, now_)) ++wasted_;
 }
 
 uint64_t AdaptiveAdmission::memory_size() const {
-  return misses_.memory_size() + returns_.memory_size();
+  return misses_.memory_size() + returns_.memory_size() +
+         (recurring_ ? recurring_->memory_size() : 0);
 }
 
 void AdaptiveAdmission::visit_counters(const CounterVisitor& visit) const {
@@ -146,6 +146,7 @@ void AdaptiveAdmission::visit_counters(const CounterVisitor& visit) const {
   visit("ghost_hits", ghost_hits_ << scale);
   visit("wasted_admissions", wasted_ << scale);
   visit("threshold", threshold_);
+  visit("recurring_admitted", recurring_admitted_);
 }
 
 }  // namespace tiercache

@@ -11,9 +11,12 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 
 #include "policy/admission/admission_policy.h"
 #include "policy/admission/frequency_table.h"
+#include "policy/admission/recurring_misses.h"
+#include "policy/admission/return_ratio.h"
 #include "policy/admission/return_tracker.h"
 
 namespace tiercache {
@@ -47,6 +50,10 @@ class AdaptiveAdmission final : public AdmissionPolicy {
     double frequency_halving = 10.0;
     // 1 in 2^sample_shift blocks is followed; -1 = about 256 per capacity. Default -1.
     int sample_shift = -1;
+    // First-level misses of blocks accessed within the last few capacities get a second look
+    // (RecurringMisses; its min_return and eviction_prior are this policy's). Default on.
+    bool recurring = true;
+    RecurringMisses::Params recurring_params;
   };
 
   // Frequency levels (misses counted by the FrequencyTable): 0-1, 2, 3-4, 5-8, 9+.
@@ -65,7 +72,8 @@ class AdaptiveAdmission final : public AdmissionPolicy {
   void on_evict(uint64_t block) override;
   uint64_t memory_size() const override;
   // admitted, refused, probes, ghost_hits and wasted_admissions (estimated from the sample),
-  // threshold (lowest miss count admitted when full; 16 = none).
+  // threshold (lowest miss count admitted when full; 16 = none), recurring_admitted (misses
+  // admitted by RecurringMisses alone).
   void visit_counters(const CounterVisitor& visit) const override;
 
   // The bar a level's return ratio must clear, and a level's return ratio.
@@ -73,15 +81,6 @@ class AdaptiveAdmission final : public AdmissionPolicy {
   double return_ratio(int level) const;
 
  private:
-  // Sampled events of one kind and how many of them came back soon.
-  struct Ratio {
-    uint32_t events = 0, returns = 0;  // ended events, and those among them that came back
-    uint32_t pending = 0;              // recorded, not ended yet (never halved)
-    double value(double prior, double pending_weight) const;
-    void resolve(uint32_t ended, uint32_t returned);
-    void halve();
-  };
-
   // Counts the access and resolves a pending return of `block`.
   void observe(uint64_t block, bool hit);
   bool level_admitted(int level) const;
@@ -93,10 +92,13 @@ class AdaptiveAdmission final : public AdmissionPolicy {
   uint64_t now_ = 0;  // accesses seen
   uint64_t miss_period_, eviction_period_;  // accesses between halvings of the statistics
   uint32_t sweep_steps_;  // tracker entries examined per access, to expire each within a window
-  std::array<Ratio, kLevels> levels_{};  // misses, counted when they happen
-  Ratio evictions_;  // counted when resolved (returned or expired), so young ones do not look idle
+  std::unique_ptr<RecurringMisses> recurring_;  // null when Params::recurring is off
+  bool recurs_ = false;  // RecurringMisses' verdict on the access being observed
+  std::array<ReturnRatio, kLevels> levels_{};  // misses, counted when they happen
+  // Evictions, counted when resolved (returned or expired), so young ones do not look idle.
+  ReturnRatio evictions_;
   uint64_t admitted_ = 0, refused_ = 0, probes_ = 0, ghost_hits_ = 0, wasted_ = 0;
-  uint64_t refused_since_probe_ = 0;
+  uint64_t refused_since_probe_ = 0, recurring_admitted_ = 0;
   uint32_t threshold_ = 1;
 };
 

@@ -28,6 +28,7 @@ AdaptiveAdmission::Params Exact() {
   p.eviction_halving = 1000;
   p.margin = 0;
   p.pending_weight = 1;
+  p.recurring = false;  // RecurringMisses' second look is tested on its own, below
   return p;
 }
 
@@ -61,7 +62,8 @@ TEST(AdaptiveAdmissionTest, RefusesOneTimeBlocksOnceFull) {
                                                                {"probes", 0},
                                                                {"ghost_hits", 0},
                                                                {"wasted_admissions", 0},
-                                                               {"threshold", 2}}));
+                                                               {"threshold", 2},
+                                                               {"recurring_admitted", 0}}));
 }
 
 TEST(AdaptiveAdmissionTest, RefusedBlockComingBackIsAGhostHitAndGetsIn) {
@@ -181,9 +183,31 @@ TEST(AdaptiveAdmissionTest, MarginKeepsTheCachedBlockOnATie) {
 }
 
 TEST(AdaptiveAdmissionTest, MemoryIsOneBytePerSlotPlusTheSample) {
-  AdaptiveAdmission policy(1u << 16);
+  AdaptiveAdmission::Params p;
+  p.recurring = false;
   // FrequencyTable: 32768 entries of 2 bytes; tracker: 1 in 256 blocks, 1024 entries of 8 bytes.
-  EXPECT_EQ(policy.memory_size(), 65536u + 8192u);
+  EXPECT_EQ(AdaptiveAdmission(1u << 16, p).memory_size(), 65536u + 8192u);
+  // RecurringMisses: RegionHistory, 0.4 entries per slot of 4 bytes (3277 buckets of 8); its
+  // tracker, 1 in 256 blocks over 8 capacities (2048 buckets of 4 entries of 8 bytes).
+  EXPECT_EQ(AdaptiveAdmission(1u << 16).memory_size(), 65536u + 8192u + 3277u * 32 + 65536u);
+}
+
+// A block read again after several cache turnovers (the next boot) is a first miss again to the
+// FrequencyTable; RecurringMisses remembers it and admits it where the levels refuse it.
+TEST(AdaptiveAdmissionTest, ABlockBackAfterManyTurnoversGetsInThroughRecurringMisses) {
+  for (const bool recurring : {false, true}) {
+    AdaptiveAdmission::Params p = Exact();
+    p.recurring = recurring;
+    AdaptiveAdmission policy(kCapacity, p);
+    Fill(policy);
+    // One-time blocks push the level-0 ratio down and churn the FrequencyTable (128 entries).
+    for (uint64_t block = 10000; block < 10000 + 4 * kCapacity; ++block) {
+      EXPECT_FALSE(Admit(policy, block));
+    }
+    EXPECT_EQ(Admit(policy, 10000), recurring) << recurring;  // 1024 accesses later: level 0
+    EXPECT_FALSE(Admit(policy, 90000));  // never seen: refused either way
+    EXPECT_EQ(Counters(policy).at("recurring_admitted"), recurring ? 1u : 0u);
+  }
 }
 
 }  // namespace

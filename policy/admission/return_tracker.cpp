@@ -106,7 +106,8 @@ std::optional<ReturnTracker::Return> ReturnTracker::on_access(uint64_t block, ui
   std::optional<Return> ret;
   if (pending(*e, now)) {
     ret = Return{(*e & kEviction) ? Kind::kEviction : Kind::kMiss,
-                 static_cast<uint8_t>((*e >> kLevelShift) & 0xF)};
+                 static_cast<uint8_t>((*e >> kLevelShift) & 0xF),
+                 static_cast<uint32_t>(now - (*e & kStampMask))};
   } else if (expired(*e, now)) {
     Count(*e, unswept_);  // came back too late: an expiry the sweep missed
   }

@@ -19,6 +19,7 @@ class ReturnTracker {
   struct Return {
     Kind kind;
     uint8_t level;  // the level recorded with the miss; 0 for evictions
+    uint32_t distance = 0;  // accesses since the event
   };
 
   // `capacity`: the shard's slots; `window`: accesses within which a return counts (>= 1).

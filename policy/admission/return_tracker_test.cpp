@@ -15,6 +15,7 @@ TEST(ReturnTrackerTest, MissThatComesBackWithinTheWindow) {
   ASSERT_TRUE(ret.has_value());
   EXPECT_EQ(ret->kind, Kind::kMiss);
   EXPECT_EQ(ret->level, 2);
+  EXPECT_EQ(ret->distance, 10u);
   EXPECT_EQ(tracker.on_access(5, 12, false), std::nullopt);  // resolved once
   tracker.record_miss(6, 1, 0, false);
   EXPECT_EQ(tracker.on_access(6, 12, false), std::nullopt);  // 11 accesses later: too late

@@ -99,6 +99,11 @@ bool SetParam(Config& config, const std::string& assignment) {
       {"eviction_halving", [&](double v) { p.eviction_halving = v; }},
       {"frequency_halving", [&](double v) { p.frequency_halving = v; }},
       {"sample_shift", [&](double v) { p.sample_shift = static_cast<int>(v); }},
+      {"recurring", [&](double v) { p.recurring = v != 0; }},
+      {"recurring_span", [&](double v) { p.recurring_params.span = v; }},
+      {"recurring_entries", [&](double v) { p.recurring_params.entries = v; }},
+      {"recurring_margin", [&](double v) { p.recurring_params.margin = v; }},
+      {"recurring_turnover_share", [&](double v) { p.recurring_params.turnover_share = v; }},
   };
   const auto it = setters.find(key);
   if (it == setters.end()) return false;

@@ -74,8 +74,10 @@ TEST(PolicySimulatorTest, AdaptiveKeepsWhatItHasOnALoop) {
   }
   EXPECT_EQ(always.misses(), trace.size());
   EXPECT_EQ(lirs_misses, 7800u);
-  EXPECT_EQ(adaptive.misses(), 7881u);  // 1.0% above LIRS
-  EXPECT_EQ(adaptive.ssd_writes(), 1225u);  // the fill, then mostly probes (1 in 64 refusals)
+  // 4.4% above LIRS (1.0% without RecurringMisses: a loop block is also "seen within the span",
+  // and the class admits until its evictions show that the loop does not fit).
+  EXPECT_EQ(adaptive.misses(), 8146u);
+  EXPECT_EQ(adaptive.ssd_writes(), 1490u);  // the fill, the class's first admissions, probes
 }
 
 }  // namespace
