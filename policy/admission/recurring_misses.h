@@ -3,7 +3,7 @@
 // first miss to the frequency table, which forgets in about one; RegionHistory remembers it for
 // `span`. Such misses form one class, admitted while its blocks come back within half the cache's
 // turnover more often than evicted blocks do (LIRS's question, "does the returning set fit?",
-// answered from samples). Owns its tables (~1.6 bytes per slot + ~40 KiB); not thread-safe.
+// answered from samples). Owns its tables (1.6 bytes per slot + 64-128 KiB); not thread-safe.
 #pragma once
 
 #include <cstdint>
