@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <bit>
 
+#include "policy/admission/capacity_scaled.h"
+
 namespace tiercache {
 namespace {
 
@@ -10,10 +12,6 @@ constexpr uint32_t kLevelFloor[AdaptiveAdmission::kLevels] = {0, 2, 3, 5, 9};
 constexpr uint32_t kNoLevel = 16;     // threshold when no level is admitted
 constexpr double kLevelPrior = 0.5;   // a level without samples is given the benefit of the doubt
 constexpr uint32_t kSamplesLog2 = 8;  // AutoSampleShift follows ~256 blocks per capacity
-
-uint64_t Scaled(double factor, uint32_t capacity) {
-  return std::max<uint64_t>(1, static_cast<uint64_t>(factor * capacity));
-}
 
 }  // namespace
 
@@ -30,12 +28,12 @@ uint32_t AdaptiveAdmission::AutoSampleShift(uint32_t capacity) {
 
 AdaptiveAdmission::AdaptiveAdmission(uint32_t capacity, const Params& params)
     : params_(params),
-      misses_(capacity / 2, Scaled(params_.frequency_halving, capacity)),
-      returns_(capacity, static_cast<uint32_t>(Scaled(params_.window, capacity)),
+      misses_(capacity / 2, CapacityScaled(params_.frequency_halving, capacity)),
+      returns_(capacity, static_cast<uint32_t>(CapacityScaled(params_.window, capacity)),
                params_.sample_shift >= 0 ? params_.sample_shift : AutoSampleShift(capacity)),
-      miss_period_(Scaled(params_.miss_halving, capacity)),
-      eviction_period_(Scaled(params_.eviction_halving, capacity)) {
-  const uint64_t window = Scaled(params_.window, capacity);
+      miss_period_(CapacityScaled(params_.miss_halving, capacity)),
+      eviction_period_(CapacityScaled(params_.eviction_halving, capacity)) {
+  const uint64_t window = CapacityScaled(params_.window, capacity);
   sweep_steps_ = static_cast<uint32_t>((returns_.entries() + window - 1) / window);
   if (params_.recurring) {
     RecurringMisses::Params p = params_.recurring_params;

@@ -3,27 +3,24 @@
 #include <algorithm>
 #include <limits>
 
+#include "policy/admission/capacity_scaled.h"
+
 namespace tiercache {
 namespace {
 
 constexpr double kPrior = 0.5;  // as a level without samples
-
-uint64_t Scaled(double factor, uint32_t capacity) {
-  return std::max<uint64_t>(1, static_cast<uint64_t>(factor * capacity));
-}
 
 }  // namespace
 
 RecurringMisses::RecurringMisses(uint32_t capacity, uint32_t sample_shift, const Params& params)
     : params_(params),
       capacity_(capacity),
-      period_(2 * Scaled(params.span, capacity)),
-      regions_(static_cast<uint32_t>(std::max<uint64_t>(64, Scaled(params.entries, capacity))),
-               Scaled(params.span, capacity)),
-      returns_(capacity, static_cast<uint32_t>(Scaled(params.span, capacity)), sample_shift) {
-  const uint64_t span = Scaled(params.span, capacity);
-  sweep_steps_ = static_cast<uint32_t>((returns_.entries() + span - 1) / span);
-}
+      span_(CapacityScaled(params.span, capacity)),
+      regions_(static_cast<uint32_t>(
+                   std::max<uint64_t>(64, CapacityScaled(params.entries, capacity))),
+               span_),
+      returns_(capacity, static_cast<uint32_t>(span_), sample_shift),
+      sweep_steps_(static_cast<uint32_t>((returns_.entries() + span_ - 1) / span_)) {}
 
 double RecurringMisses::turnover() const {
   if (admissions_ == 0) return std::numeric_limits<double>::max();
@@ -43,7 +40,7 @@ bool RecurringMisses::admitted() const {
 }
 
 bool RecurringMisses::observe(uint64_t block, uint64_t now, bool hit) {
-  if (now % period_ == 0) {
+  if (now % (2 * span_) == 0) {
     misses_.halve();
     evictions_.halve();
     accesses_ /= 2;

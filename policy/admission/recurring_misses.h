@@ -47,10 +47,10 @@ class RecurringMisses {
  private:
   Params params_;
   uint32_t capacity_;
-  uint64_t period_;  // accesses between halvings of the statistics
-  uint32_t sweep_steps_;
+  uint64_t span_;  // in accesses; the statistics are halved every two spans
   RegionHistory regions_;
   ReturnTracker returns_;
+  uint32_t sweep_steps_;  // tracker entries examined per access, to expire each within a span
   ReturnRatio misses_, evictions_;
   uint64_t accesses_ = 0, admissions_ = 0;  // halved with the statistics
 };
