@@ -80,5 +80,35 @@ TEST(PolicySimulatorTest, AdaptiveKeepsWhatItHasOnALoop) {
   EXPECT_EQ(adaptive.ssd_writes(), 1490u);  // the fill, the class's first admissions, probes
 }
 
+// Boots, after 2 C of blocks read once have filled the cache: a core of C/2 blocks read in order
+// every boot, then 3 C of blocks read once; the core comes back 3.5 C accesses later, after the
+// FrequencyTable has forgotten it. Without the recurring class every core miss is a refused
+// first miss (probes aside); with it the core gets in from the second boot on and hits from the
+// third.
+TEST(PolicySimulatorTest, ABootsCoreGetsInThroughTheRecurringClass) {
+  const uint32_t capacity = 1024;
+  std::vector<uint64_t> trace;
+  for (uint64_t i = 0; i < 2 * capacity; ++i) trace.push_back(200000 + i);
+  for (uint64_t boot = 0; boot < 6; ++boot) {
+    for (uint64_t block = 0; block < capacity / 2; ++block) trace.push_back(block);
+    for (uint64_t i = 0; i < 3 * capacity; ++i) trace.push_back(100000 + boot * 10000 + i);
+  }
+  uint64_t misses[2], writes[2];
+  for (const bool recurring : {false, true}) {
+    AdaptiveAdmission::Params params;
+    params.recurring = recurring;
+    PolicySimulator sim(capacity, std::make_unique<LruPolicy>(capacity),
+                        std::make_unique<AdaptiveAdmission>(capacity, params));
+    for (uint64_t block : trace) sim.access(block);
+    misses[recurring] = sim.misses();
+    writes[recurring] = sim.ssd_writes();
+  }
+  EXPECT_EQ(trace.size(), 23552u);
+  EXPECT_EQ(misses[0], 23427u);  // 125 hits: probes
+  EXPECT_EQ(writes[0], 1412u);    // the fill and 1 in 64 refusals
+  EXPECT_EQ(misses[1], 21510u);   // 2042 hits: the core, about 4 boots of it
+  EXPECT_EQ(writes[1], 1919u);    // + the core, once
+}
+
 }  // namespace
 }  // namespace tiercache
