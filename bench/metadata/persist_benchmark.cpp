@@ -36,17 +36,6 @@ struct Config {
   StoreOptions store;
 };
 
-// "a/b,c/d" into the two step thresholds; false if malformed (StoreOptions::validate() checks
-// the values at open).
-bool ParseSteps(const std::string& v, StoreOptions& o) {
-  unsigned long long a, b, c, d;
-  char end;
-  if (std::sscanf(v.c_str(), "%llu/%llu,%llu/%llu%c", &a, &b, &c, &d, &end) != 4) return false;
-  o.one_step_above = {a, b};
-  o.four_steps_above = {c, d};
-  return true;
-}
-
 // Counts what reaches the SSD; touched on the loop thread only.
 class CountingDevice final : public DeviceWrapper {
  public:
@@ -205,8 +194,8 @@ int main(int argc, char** argv) {
     if (k == "--dir") {
       c.dir = v;
     } else if (k == "--steps") {
-      if (!tiercache::ParseSteps(v, c.store)) {
-        std::fprintf(stderr, "--steps: '%s' is not ONE/N,FOUR/N\n", v.c_str());
+      if (tiercache::Status s = tiercache::ParseJournalSteps(v, c.store); !s.ok()) {
+        std::fprintf(stderr, "--steps: %s\n", s.ToString().c_str());
         return 2;
       }
     } else if (k == "--size" || k == "--writes" || k == "--per-persist") {

@@ -41,6 +41,7 @@ Status CacheOptions::validate() const {
     return Status::InvalidArgument("max_fill_backlog_bytes must be >= 4096");
   }
   TC_RETURN_IF_ERROR(cleaning_options.validate());
+  TC_RETURN_IF_ERROR(store.validate());
   // Overrides are checked once merged with what the superblock recorded (Engine::init).
   return Status::Ok();
 }
@@ -76,7 +77,7 @@ void Cache::Open(Device& ssd, Device& core, const CoreIdentity& core_id,
     engine->load_records();
     if (engine->counters.lines_dirty.load() > 0) engine->cleaner->note_dirty();
     done(std::unique_ptr<Cache>(new Cache(std::move(engine))));
-  });
+  }, options.store);
 }
 
 CacheMode Cache::mode() const { return engine_->mode.load(std::memory_order_acquire); }

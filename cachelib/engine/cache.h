@@ -18,6 +18,7 @@
 #include "cachelib/common/event_loop.h"
 #include "cachelib/common/latency_histogram.h"
 #include "cachelib/device/device.h"
+#include "cachelib/metadata/store_options.h"
 #include "cachelib/metadata/metadata_store.h"
 #include "policy/cleaning/cleaning_options.h"
 #include "policy/policy_options.h"
@@ -114,6 +115,9 @@ struct CacheOptions {
   // copies' memory and the line locks they hold stay bounded, so writes to those lines do not
   // wait behind the SSD. Bytes; must be >= one line. Default: 64 MiB.
   uint64_t max_fill_backlog_bytes = uint64_t{64} << 20;
+  // How the metadata store persists: when journal steps start (StoreOptions; tiercached
+  // --journal-steps). Not recorded on the SSD. Default: the store's.
+  StoreOptions store;
   Status validate() const;
 };
 

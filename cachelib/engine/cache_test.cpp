@@ -570,6 +570,35 @@ TEST_F(CacheTest, FreeRecordsOfMovedLinesShareOnePersist) {
   EXPECT_EQ(Read(0, 8 * 4096), new_data);
 }
 
+// CacheOptions::store reaches the metadata store (tiercached --journal-steps): with steps for any
+// region and both thresholds at 0, every persist after a journal round writes steps; with the
+// defaults this 8 MiB cache's region is too small for steps.
+TEST_F(CacheTest, StoreOptionsChooseWhenJournalStepsRun) {
+  for (const bool steps : {false, true}) {
+    CacheOptions o = Deterministic();
+    if (steps) {
+      o.store.steps_above_pages = 0;
+      o.store.one_step_above = {0, 1};
+      o.store.four_steps_above = {0, 1};
+    }
+    h = std::make_unique<CacheHarness>(8 << 20, 64 << 20, Mode(CacheMode::kWriteBack), o);
+    h->open();
+    for (uint64_t i = 0; i < 4; ++i) {
+      Write(i * kLine, Pattern(70 + i, 0, kLine));
+      ASSERT_TRUE(testing::SyncFlush(h->loop, *h->cache).ok());
+    }
+    const MetadataCounters m = h->cache->metadata_counters();
+    EXPECT_GE(m.journal_rounds, 4u) << steps;
+    EXPECT_EQ(m.steps > 0, steps) << m.steps;
+  }
+  CacheOptions bad = Deterministic();
+  bad.background_loop = &h->loop;
+  bad.store.one_step_above = {15, 16};
+  EXPECT_EQ(bad.validate().ToString(),
+            "InvalidArgument: one_step_above 15/16 and four_steps_above 7/8 must satisfy "
+            "one_step_above <= four_steps_above < 1");
+}
+
 // lines_untrusted counts lines a crash would forget now; trust_interval 0 never trusts them
 // before a clean close, so a crash comes back without its clean lines (the old behaviour).
 TEST_F(CacheTest, WithoutTrustRoundsACrashForgetsCleanLines) {

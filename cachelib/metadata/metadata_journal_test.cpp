@@ -526,6 +526,23 @@ TEST_F(MetadataStepThresholdTest, OneStepAboveThirteenSixteenthsAndFourAboveSeve
   CrashAndExpectEveryRecord(store);
 }
 
+// tiercached --journal-steps: "ONE/N,FOUR/N", checked as Open checks the thresholds.
+TEST(StoreOptionsTest, ParseJournalStepsSetsBothThresholdsOrNothing) {
+  StoreOptions o;
+  ASSERT_TRUE(ParseJournalSteps("3/4,15/16", o).ok());
+  EXPECT_EQ(o.one_step_above.ToString(), "3/4");
+  EXPECT_EQ(o.four_steps_above.ToString(), "15/16");
+  for (const char* bad : {"3/4", "3/4,15/16x", "a/4,1/2", "", "3/4;15/16"}) {
+    const Status s = ParseJournalSteps(bad, o);
+    EXPECT_EQ(s.message(), "'" + std::string(bad) + "' is not ONE/N,FOUR/N (e.g. 13/16,7/8)");
+  }
+  EXPECT_EQ(ParseJournalSteps("1/2,1/1", o).message(),
+            "one_step_above 1/2 and four_steps_above 1/1 must satisfy one_step_above <= "
+            "four_steps_above < 1");
+  EXPECT_EQ(o.one_step_above.ToString(), "3/4");  // unchanged by a refusal
+  EXPECT_EQ(o.four_steps_above.ToString(), "15/16");
+}
+
 // Thresholds out of order, at a full journal, or not a fraction are refused before any I/O.
 TEST_F(MetadataJournalTest, StepThresholdsOutOfOrderAreRefused) {
   auto open = [this](JournalFill one, JournalFill four) {

@@ -1,5 +1,6 @@
 #include "cachelib/metadata/store_options.h"
 
+#include <cstdio>
 #include <utility>
 
 #include "cachelib/metadata/format.h"
@@ -36,6 +37,21 @@ Status StoreOptions::validate() const {
                                    " and four_steps_above " + four_steps_above.ToString() +
                                    " must satisfy one_step_above <= four_steps_above < 1");
   }
+  return Status::Ok();
+}
+
+Status ParseJournalSteps(std::string_view text, StoreOptions& into) {
+  unsigned long long a, b, c, d;
+  char end;
+  const std::string copy(text);
+  if (std::sscanf(copy.c_str(), "%llu/%llu,%llu/%llu%c", &a, &b, &c, &d, &end) != 4) {
+    return Status::InvalidArgument("'" + copy + "' is not ONE/N,FOUR/N (e.g. 13/16,7/8)");
+  }
+  StoreOptions o = into;
+  o.one_step_above = {a, b};
+  o.four_steps_above = {c, d};
+  TC_RETURN_IF_ERROR(o.validate());
+  into = o;
   return Status::Ok();
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "cachelib/common/status.h"
 
@@ -44,5 +45,10 @@ struct StoreOptions {
   // InvalidArgument naming the bad field.
   Status validate() const;
 };
+
+// Sets the two step thresholds from "ONE/N,FOUR/N" (e.g. "13/16,7/8", tiercached
+// --journal-steps); InvalidArgument when malformed or out of order (validate()), `into`
+// unchanged then.
+Status ParseJournalSteps(std::string_view text, StoreOptions& into);
 
 }  // namespace tiercache

@@ -78,6 +78,9 @@ Result<std::unique_ptr<CacheService>> CacheService::Open(const DaemonConfig& con
       std::chrono::duration_cast<Nanos>(std::chrono::duration<double>(config.trust_interval_s));
   if (config.stream_readahead_bytes) options.stream_readahead_bytes = *config.stream_readahead_bytes;
   if (config.fill_backlog_bytes) options.max_fill_backlog_bytes = *config.fill_backlog_bytes;
+  if (!config.journal_steps.empty()) {
+    TC_RETURN_IF_ERROR(ParseJournalSteps(config.journal_steps, options.store));
+  }
   std::promise<Result<std::unique_ptr<Cache>>> opened;
   main_loop.loop().post([&] {
     Cache::Open(service->devices_->ssd.top(), service->devices_->core.top(),

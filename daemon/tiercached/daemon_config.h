@@ -69,6 +69,9 @@ struct DaemonConfig {
   // --fill-backlog SIZE: read-miss data waiting for the SSD beyond which further misses are not
   // cached (CacheOptions::max_fill_backlog_bytes). Unset: the engine's default (64 MiB).
   std::optional<uint64_t> fill_backlog_bytes;
+  // --journal-steps ONE/N,FOUR/N: a persist writes one journal step once the record journal is
+  // fuller than ONE/N, up to four above FOUR/N (CacheOptions::store). Empty: the store's default.
+  std::string journal_steps;
   // --metrics [HOST:]PORT: serve the Prometheus text at http://HOST:PORT/metrics, HOST 127.0.0.1
   // unless given; stored as HOST:PORT (MetricsListenAddress). Empty: off (default).
   std::string metrics_listen;

@@ -7,6 +7,7 @@
 
 #include "cachelib/common/logger.h"
 #include "cachelib/common/size_parser.h"
+#include "cachelib/metadata/store_options.h"
 #include "daemon/metrics/metrics_http.h"
 #include "policy/replacement/replacement_factory.h"
 
@@ -37,6 +38,11 @@ Status CheckSeqCutoff(const DaemonConfig& c) {
 Status CheckFillBacklog(const DaemonConfig& c) {
   if (*c.fill_backlog_bytes >= 4096) return Status::Ok();
   return Status::InvalidArgument("the fill backlog must be at least 4K");
+}
+
+Status CheckJournalSteps(const DaemonConfig& c) {
+  StoreOptions o;
+  return ParseJournalSteps(c.journal_steps, o);
 }
 
 Status CheckLogLevel(const DaemonConfig& c) {
@@ -136,6 +142,11 @@ std::vector<DaemonOption> MakeOptions() {
        "serve read misses without caching them while this much of earlier misses' data waits "
        "for the SSD, e.g. 64M (at least 4K; default 64M)",
        std::nullopt, CheckFillBacklog},
+      {"journal-steps", "", &C::journal_steps,
+       "metadata persists write one journal step above ONE/N of the record journal, up to four "
+       "above FOUR/N: later steps write fewer metadata bytes, earlier ones leave more room "
+       "(default 13/16,7/8)",
+       std::nullopt, CheckJournalSteps},
       {"metrics", "", &C::metrics_listen,
        "serve Prometheus metrics at http://[HOST:]PORT/metrics (HOST default 127.0.0.1)",
        std::nullopt, CheckMetrics},

@@ -37,7 +37,7 @@ TEST(DaemonOptionTest, NamesAreUniqueFlagNames) {
     EXPECT_EQ(o.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz-"), std::string::npos);
     EXPECT_FALSE(o.help.empty()) << o.name;
   }
-  EXPECT_EQ(names.size(), 35u);  // one per DaemonConfig field but log_level and io_backend, parsed from their names
+  EXPECT_EQ(names.size(), 36u);  // one per DaemonConfig field but log_level and io_backend, parsed from their names
   EXPECT_EQ(FindDaemonOption("config"), nullptr);  // names the file; not an option in it
 }
 
@@ -78,6 +78,13 @@ TEST(DaemonOptionTest, ApplyChecksEachKind) {
   EXPECT_EQ(apply("fill-backlog", "16M"), "OK");
   EXPECT_EQ(c.fill_backlog_bytes, std::optional<uint64_t>(16u << 20));
   EXPECT_EQ(apply("fill-backlog", "1K"), "InvalidArgument: the fill backlog must be at least 4K");
+  EXPECT_EQ(apply("journal-steps", "7/8,15/16"), "OK");
+  EXPECT_EQ(c.journal_steps, "7/8,15/16");
+  EXPECT_EQ(apply("journal-steps", "7/8"),
+            "InvalidArgument: '7/8' is not ONE/N,FOUR/N (e.g. 13/16,7/8)");
+  EXPECT_EQ(apply("journal-steps", "15/16,7/8"),
+            "InvalidArgument: one_step_above 15/16 and four_steps_above 7/8 must satisfy "
+            "one_step_above <= four_steps_above < 1");
   EXPECT_EQ(c.socket_io, "ring");  // the default
   EXPECT_EQ(apply("socket-io", "epoll"), "OK");
   EXPECT_EQ(c.socket_io, "epoll");

@@ -24,6 +24,7 @@ foreground = true
 threads = 2
 seq-cutoff = "2M"
 socket-io = "epoll"
+journal-steps = "7/8,15/16"
 CONF
 "$TIERCACHE_CLI" config check data.conf >check.out || fail "config check on a good file"
 [ "$(cat check.out)" = "data.conf: ok" ] || fail "config check said: $(cat check.out)"
@@ -56,10 +57,12 @@ cache = "$TEST_TMP/ssd.img"
 thread = 4
 poll-us = "fast"
 seq-cutoff = "4Q"
+journal-steps = "15/16,7/8"
 CONF
 expected="broken.conf:3: unknown key 'thread' (did you mean 'threads'?)
 broken.conf:4: poll-us: expected an integer, not a string
-broken.conf:5: seq-cutoff: invalid size '4Q': unknown suffix 'Q' (use K, M, G or T; powers of 1024)"
+broken.conf:5: seq-cutoff: invalid size '4Q': unknown suffix 'Q' (use K, M, G or T; powers of 1024)
+broken.conf:6: journal-steps: one_step_above 15/16 and four_steps_above 7/8 must satisfy one_step_above <= four_steps_above < 1"
 rc=0
 out="$("$TIERCACHE_CLI" config check broken.conf 2>&1)" || rc=$?
 [ "$rc" = 1 ] || fail "config check on a broken file: exit $rc, expected 1"
