@@ -36,10 +36,9 @@ AdaptiveAdmission::AdaptiveAdmission(uint32_t capacity, const Params& params)
   const uint64_t window = CapacityScaled(params_.window, capacity);
   sweep_steps_ = static_cast<uint32_t>((returns_.entries() + window - 1) / window);
   if (params_.recurring) {
-    RecurringMisses::Params p = params_.recurring_params;
-    p.min_return = params_.min_return;
-    p.eviction_prior = params_.eviction_prior;
-    recurring_ = std::make_unique<RecurringMisses>(capacity, returns_.sample_shift(), p);
+    recurring_ = std::make_unique<RecurringMisses>(capacity, returns_.sample_shift(),
+                                                   params_.recurring_params, params_.min_return,
+                                                   params_.eviction_prior);
   }
 }
 
@@ -64,7 +63,7 @@ void AdaptiveAdmission::update_threshold() {
   }
 }
 
-void AdaptiveAdmission::observe(uint64_t block, bool hit) {
+bool AdaptiveAdmission::observe(uint64_t block, bool hit) {
   ++now_;
   if (now_ % miss_period_ == 0) {
     for (ReturnRatio& r : levels_) r.halve();
@@ -75,13 +74,13 @@ void AdaptiveAdmission::observe(uint64_t block, bool hit) {
   for (int level = 0; level < kLevels; ++level) {
     levels_[level].resolve(expired.miss_levels[level], 0);  // filled misses: already counted
   }
-  recurs_ = recurring_ && recurring_->observe(block, now_, hit);
+  const bool recurs = recurring_ && recurring_->observe(block, now_, hit);
   const auto ret = returns_.on_access(block, now_, hit);
-  if (!ret) return;
+  if (!ret) return recurs;
   if (ret->kind == ReturnTracker::Kind::kEviction) {
     ++evictions_.events;
     ++evictions_.returns;
-    return;
+    return recurs;
   }
   ReturnRatio& ratio = levels_[ret->level & ~kFilled];
   if (ret->level & kFilled) {
@@ -90,20 +89,22 @@ void AdaptiveAdmission::observe(uint64_t block, bool hit) {
     ratio.resolve(1, 1);
   }
   if (!hit) ++ghost_hits_;  // a refused block came back
+  return recurs;
 }
 
 void AdaptiveAdmission::on_hit(uint64_t block, bool) { observe(block, true); }
 
 bool AdaptiveAdmission::admit(const AdmissionQuery& query) {
-  observe(query.block, false);
+  const bool seen = observe(query.block, false);
   const int level = Level(misses_.increment(query.block));
-  bool admitted = query.used < query.capacity;
-  if (!admitted) {
+  const bool full = query.used >= query.capacity;
+  bool admitted = !full;
+  if (full) {
     update_threshold();
     admitted = level_admitted(level);
   }
-  const bool recurs = recurs_ && level == 0;
-  if (!admitted && recurs && query.used >= query.capacity && recurring_->admitted()) {
+  const bool recurs = seen && level == 0;
+  if (!admitted && recurs && full && recurring_->admitted()) {
     admitted = true;
     ++recurring_admitted_;
   }
@@ -114,14 +115,13 @@ bool AdaptiveAdmission::admit(const AdmissionQuery& query) {
     admitted = true;
   }
   admitted ? ++admitted_ : ++refused_;
-  if (recurring_ && admitted && query.used >= query.capacity) recurring_->count_admission();
+  if (recurring_ && admitted && full) recurring_->count_admission();
   if (recurs) recurring_->record_miss(query.block, now_, admitted);
   // A miss that filled a free slot was no decision: it counts at once as not back (until it is),
   // so a scan that follows the fill meets the evidence of the fill's one-time reads.
-  const bool filled = query.used < query.capacity;
-  const uint8_t code = static_cast<uint8_t>(level | (filled ? kFilled : 0));
+  const uint8_t code = static_cast<uint8_t>(level | (full ? 0 : kFilled));
   if (returns_.record_miss(query.block, now_, code, admitted)) {
-    filled ? ++levels_[level].events : ++levels_[level].pending;
+    full ? ++levels_[level].pending : ++levels_[level].events;
   }
   return admitted;
 }

@@ -51,7 +51,7 @@ class AdaptiveAdmission final : public AdmissionPolicy {
     // 1 in 2^sample_shift blocks is followed; -1 = about 256 per capacity. Default -1.
     int sample_shift = -1;
     // First-level misses of blocks accessed within the last few capacities get a second look
-    // (RecurringMisses; its min_return and eviction_prior are this policy's). Default on.
+    // (RecurringMisses, with this policy's min_return and eviction_prior). Default on.
     bool recurring = true;
     RecurringMisses::Params recurring_params;
   };
@@ -81,8 +81,9 @@ class AdaptiveAdmission final : public AdmissionPolicy {
   double return_ratio(int level) const;
 
  private:
-  // Counts the access and resolves a pending return of `block`.
-  void observe(uint64_t block, bool hit);
+  // Counts the access and resolves a pending return of `block`. Returns whether RecurringMisses
+  // remembers the block (false when it is off).
+  bool observe(uint64_t block, bool hit);
   bool level_admitted(int level) const;
   void update_threshold();
 
@@ -93,7 +94,6 @@ class AdaptiveAdmission final : public AdmissionPolicy {
   uint64_t miss_period_, eviction_period_;  // accesses between halvings of the statistics
   uint32_t sweep_steps_;  // tracker entries examined per access, to expire each within a window
   std::unique_ptr<RecurringMisses> recurring_;  // null when Params::recurring is off
-  bool recurs_ = false;  // RecurringMisses' verdict on the access being observed
   std::array<ReturnRatio, kLevels> levels_{};  // misses, counted when they happen
   // Evictions, counted when resolved (returned or expired), so young ones do not look idle.
   ReturnRatio evictions_;

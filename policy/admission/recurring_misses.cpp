@@ -12,8 +12,11 @@ constexpr double kPrior = 0.5;  // as a level without samples
 
 }  // namespace
 
-RecurringMisses::RecurringMisses(uint32_t capacity, uint32_t sample_shift, const Params& params)
+RecurringMisses::RecurringMisses(uint32_t capacity, uint32_t sample_shift, const Params& params,
+                                 double min_return, double eviction_prior)
     : params_(params),
+      min_return_(min_return),
+      eviction_prior_(eviction_prior),
       capacity_(capacity),
       span_(CapacityScaled(params.span, capacity)),
       regions_(static_cast<uint32_t>(
@@ -32,11 +35,11 @@ double RecurringMisses::turnover() const {
 double RecurringMisses::return_ratio() const { return misses_.value(kPrior, 0); }
 
 double RecurringMisses::eviction_ratio() const {
-  return evictions_.value(params_.eviction_prior, 0);
+  return evictions_.value(eviction_prior_, 0);
 }
 
 bool RecurringMisses::admitted() const {
-  return return_ratio() >= std::max(params_.min_return, eviction_ratio() + params_.margin);
+  return return_ratio() >= std::max(min_return_, eviction_ratio() + params_.margin);
 }
 
 bool RecurringMisses::observe(uint64_t block, uint64_t now, bool hit) {

@@ -21,11 +21,11 @@ class RecurringMisses {
     double entries = 0.4;         // RegionHistory entries per slot
     double margin = 0.15;         // over the eviction ratio, as AdaptiveAdmission's margin
     double turnover_share = 0.5;  // a return counts when within this share of the turnover
-    double min_return = 0.2;      // AdaptiveAdmission's floor
-    double eviction_prior = 0.25;
   };
 
-  RecurringMisses(uint32_t capacity, uint32_t sample_shift, const Params& params);
+  // `min_return` and `eviction_prior`: AdaptiveAdmission's floor and eviction prior.
+  RecurringMisses(uint32_t capacity, uint32_t sample_shift, const Params& params,
+                  double min_return, double eviction_prior);
 
   // Every access of the shard, in order (`now` = AdaptiveAdmission's access count). Returns
   // whether the block was accessed before within the span.
@@ -46,6 +46,7 @@ class RecurringMisses {
 
  private:
   Params params_;
+  double min_return_, eviction_prior_;
   uint32_t capacity_;
   uint64_t span_;  // in accesses; the statistics are halved every two spans
   RegionHistory regions_;

@@ -5,10 +5,13 @@
 namespace tiercache {
 namespace {
 
-// Every block followed; span 8 capacities = 2048 accesses, statistics halved every 4096.
+// Every block followed; span 8 capacities = 2048 accesses, statistics halved every 4096;
+// AdaptiveAdmission's default floor (0.2) and eviction prior (0.25).
 constexpr uint32_t kCapacity = 256;
 
-RecurringMisses Make() { return RecurringMisses(kCapacity, 0, RecurringMisses::Params{}); }
+RecurringMisses Make() {
+  return RecurringMisses(kCapacity, 0, RecurringMisses::Params{}, 0.2, 0.25);
+}
 
 TEST(RecurringMissesTest, TellsWhetherABlockWasAccessedWithinTheSpan) {
   RecurringMisses recurring = Make();
