@@ -243,3 +243,19 @@ tc_stat() {
   out="$(tc_cli stats --json)" || fail "tiercache stats --json"
   jq -er ".stats.$1" <<<"$out" || fail "no counter $1 in: $out"
 }
+
+# Runs CMD, expecting exit status STATUS and exactly MESSAGE on stderr.
+expect_usage_error() {  # STATUS MESSAGE CMD...
+  local status="$1" message="$2" out rc=0
+  shift 2
+  out="$("$@" 2>&1 >/dev/null)" || rc=$?
+  [ "$rc" = "$status" ] || fail "$*: exit $rc, expected $status: $out"
+  [ "$out" = "$message" ] || fail "$*: said '$out', expected '$message'"
+}
+
+# Asserts that jq FILTER applied to JSON gives EXPECTED.
+expect_json() {  # JSON FILTER EXPECTED
+  local got
+  got="$(jq -c "$2" <<<"$1")" || fail "jq $2 on: $1"
+  [ "$got" = "$3" ] || fail "$2 = $got, expected $3"
+}

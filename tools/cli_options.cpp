@@ -94,6 +94,16 @@ void AddPolicy(CLI::App& app, CliOptions* o) {
   o->policy_change.add_to(policy);
 }
 
+void AddCleaning(CLI::App& app, CliOptions* o) {
+  CLI::App* cleaning = AddControlVerb(
+      app, "cleaning",
+      "Show or change how the running cache writes write-back data to the HDD, live, for this "
+      "run (tiercached's --cleaning, --dirty-target, ... set it at start); a flag left out keeps "
+      "its setting",
+      o);
+  o->cleaning_change.add_to(cleaning);
+}
+
 void AddBench(CLI::App& app) {
   CLI::App* bench = app.add_subcommand("bench", "Run tiercache-bench with the given arguments");
   bench->prefix_command();
@@ -154,6 +164,12 @@ bool Finish(Verb verb, const RawOptions& raw, CliOptions* o, std::ostream& err) 
       return false;
     }
   }
+  if (verb == Verb::kCleaning) {
+    if (Status s = o->cleaning_change.check(); !s.ok()) {
+      err << "tiercache cleaning: " << s.message() << "\n";
+      return false;
+    }
+  }
   if (verb == Verb::kMode && !raw.new_mode.empty()) o->new_mode = ParseMode(raw.new_mode).value();
   if (verb == Verb::kMode && o->drain && !o->new_mode) {
     err << "tiercache mode: --drain needs a mode (wt, wb, wa or pt)\n";
@@ -184,6 +200,7 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv, std::ostre
       ->check(CLI::Range(0.01, 3600.0));
   AddMode(app, &o, &raw);
   AddPolicy(app, &o);
+  AddCleaning(app, &o);
   AddControlVerb(app, "flush", "Write all dirty data to the core, showing progress", &o);
   AddControlVerb(app, "stop", "Stop tiercached after closing the cache cleanly", &o);
   AddCheck(app, &o);
@@ -208,7 +225,7 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv, std::ostre
       {"mode", Verb::kMode},     {"flush", Verb::kFlush},   {"stop", Verb::kStop},
       {"check", Verb::kCheck},   {"detach", Verb::kDetach}, {"attach", Verb::kAttach},
       {"bench", Verb::kBench},   {"sim", Verb::kSim},       {"reset-health", Verb::kResetHealth},
-      {"top", Verb::kTop},       {"policy", Verb::kPolicy}};
+      {"top", Verb::kTop},       {"policy", Verb::kPolicy}, {"cleaning", Verb::kCleaning}};
   for (const auto& [name, verb] : kVerbs) {
     if (app.got_subcommand(name)) o.verb = verb;
   }

@@ -11,13 +11,14 @@
 
 #include "cachelib/metadata/metadata_store.h"
 #include "policy/policy_options.h"
+#include "tools/cleaning_flags.h"
 #include "tools/policy_flags.h"
 
 namespace tiercache {
 
 enum class Verb {
   kCreate, kStatus, kStats, kMode, kFlush, kStop, kCheck, kDetach, kAttach, kBench, kSim,
-  kResetHealth, kConfigCheck, kTop, kPolicy
+  kResetHealth, kConfigCheck, kTop, kPolicy, kCleaning
 };
 
 struct CliOptions {
@@ -32,6 +33,9 @@ struct CliOptions {
   // policy --admission, --replacement, --seq-*: as typed (names checked), applied over the
   // daemon's policies in force; none given: report them.
   PolicyFlags policy_change;
+  // cleaning --policy, --dirty-target, ...: as typed (each checked), applied over the daemon's
+  // cleaning in force; none given: report it.
+  CleaningFlags cleaning_change;
   bool force = false;   // create --force, attach --force
   bool discard_dirty = false;  // create --discard-dirty (needs --force)
   bool drain = false;   // mode --drain

@@ -196,6 +196,36 @@ TEST(CliOptionsTest, PolicyRejectsUnknownNames) {
   EXPECT_EQ(mode_flag.result.exit_code, kExitUsage);
 }
 
+// Each cleaning flag is checked as tiercached checks its own, before any daemon is asked.
+TEST(CliOptionsTest, CleaningFlags) {
+  Parse query({"cleaning", "--cache", "/dev/nvme0n1"});
+  ASSERT_TRUE(query.ran()) << query.err.str();
+  EXPECT_EQ(query.options().verb, Verb::kCleaning);
+  EXPECT_FALSE(query.options().cleaning_change.any());
+  Parse change({"cleaning", "--policy", "nop", "--dirty-target", "0.1", "--dirty-high", "0.3",
+                "--max-dirty-age", "10", "--busy-share", "0.5", "--idle-after", "2"});
+  ASSERT_TRUE(change.ran()) << change.err.str();
+  const CleaningFlags& flags = change.options().cleaning_change;
+  EXPECT_TRUE(flags.any());
+  EXPECT_EQ(flags.policy, "nop");
+  EXPECT_EQ(flags.dirty_target, "0.1");
+  EXPECT_EQ(flags.dirty_high, "0.3");
+  EXPECT_EQ(flags.max_dirty_age, "10");
+  EXPECT_EQ(flags.busy_share, "0.5");
+  EXPECT_EQ(flags.idle_after, "2");
+  for (auto [args, message] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--policy", "alru"}, "--policy: unknown cleaning policy 'alru' (known: target, nop)"},
+           {{"--busy-share", "0"}, "--busy-share: 0 is not in 0.001..1"},
+           {{"--max-dirty-age", "soon"}, "--max-dirty-age: 'soon' is not a number"},
+           {{"--idle-after", "0"}, "--idle-after: 0 is not in 0.01..86400"}}) {
+    args.insert(args.begin(), "cleaning");
+    Parse bad(args);
+    EXPECT_FALSE(bad.ran());
+    EXPECT_EQ(bad.result.exit_code, kExitUsage);
+    EXPECT_EQ(bad.err.str(), "tiercache cleaning: " + message + "\n");
+  }
+}
+
 TEST(CliOptionsTest, CreateRejectsUnknownMode) {
   Parse p({"create", "--cache", "/a", "--core", "/b", "--mode", "wo"});
   EXPECT_FALSE(p.ran());

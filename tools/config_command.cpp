@@ -10,7 +10,12 @@ namespace tiercache {
 
 int RunConfigCheck(const CliOptions& options, CommandIo& io) {
   DaemonConfig config;
-  const std::vector<std::string> errors = LoadConfigFile(options.config_file, &config);
+  std::vector<std::string> errors = LoadConfigFile(options.config_file, &config);
+  // The rules between options, as tiercached checks them once the file is read.
+  if (Result<CleaningOptions> cleaning = CleaningOptionsFor(config);
+      errors.empty() && !cleaning.ok()) {
+    errors.push_back(options.config_file + ": " + cleaning.status().message());
+  }
   if (errors.empty()) {
     io.out << options.config_file << ": ok\n";
     return kExitOk;

@@ -43,5 +43,16 @@ TEST(ConfigCommandTest, EveryProblemWithItsLine) {
                        ":4: poll-us: 2000000 is not in 0..1000000\n");
 }
 
+TEST(ConfigCommandTest, OptionsThatDoNotFitTogether) {
+  Outcome o = Check("cleaning.conf", "cache = \"/dev/sdb\"\ndirty-high = 0.1\n");
+  EXPECT_EQ(o.exit_code, kExitFailed);
+  EXPECT_EQ(o.out, "");
+  EXPECT_EQ(o.err, ::testing::TempDir() + "cleaning.conf: dirty-target 0.2 must be below "
+                                          "dirty-high 0.1\n");
+  o = Check("cleaning-ok.conf", "cache = \"/dev/sdb\"\ndirty-high = 0.1\ndirty-target = 0\n");
+  EXPECT_EQ(o.exit_code, kExitOk);
+  EXPECT_EQ(o.err, "");
+}
+
 }  // namespace
 }  // namespace tiercache

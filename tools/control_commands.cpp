@@ -150,6 +150,35 @@ int RunPolicy(const CliOptions& options, CommandIo& io) {
   return kExitOk;
 }
 
+int RunCleaning(const CliOptions& options, CommandIo& io) {
+  Session session(options, io, "cleaning");
+  if (!session.connected()) return session.exit_code();
+  const bool change = options.cleaning_change.any();
+  ControlJson request = Request("cleaning");
+  if (change) {
+    ControlJson current;
+    if (!session.call(request, &current, {}, /*print_reply=*/false)) return session.exit_code();
+    Result<ControlJson> next =
+        options.cleaning_change.request_over(current.value("cleaning", ControlJson::object()));
+    if (!next.ok()) {
+      return ReportFailure(io, "cleaning", "InvalidArgument", next.status().message(),
+                           kExitUsage);
+    }
+    request = *next;
+  }
+  ControlJson reply;
+  if (!session.call(request, &reply)) return session.exit_code();
+  if (io.json) return kExitOk;
+  io.out << "cleaning:   "
+         << DescribeCleaningSettings(reply.value("cleaning", ControlJson::object())) << "\n";
+  if (change) {
+    io.out << "            (was: "
+           << DescribeCleaningSettings(reply.value("previous_cleaning", ControlJson::object()))
+           << ")\n";
+  }
+  return kExitOk;
+}
+
 int RunFlush(const CliOptions& options, CommandIo& io) {
   Session session(options, io, "flush");
   uint64_t dirty = 0;

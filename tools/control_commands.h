@@ -1,5 +1,5 @@
 // The verbs that talk to a running tiercached over its control socket: status, stats, mode,
-// policy, flush, stop, detach and reset-health. Each returns the process exit code
+// policy, cleaning, flush, stop, detach and reset-health. Each returns the process exit code
 // (tools/exit_codes.h).
 #pragma once
 
@@ -14,6 +14,9 @@ int RunMode(const CliOptions& options, CommandIo& io);
 // Without flags prints the policies in use. With flags, asks for them, applies the flags over
 // them (as create does over the defaults: same checks, usage errors), then sends the change.
 int RunPolicy(const CliOptions& options, CommandIo& io);
+// Without flags prints the cleaning policy and knobs in use. With flags, asks for them, applies
+// the flags over them (usage errors as tiercached's flags), then sends the change.
+int RunCleaning(const CliOptions& options, CommandIo& io);
 int RunFlush(const CliOptions& options, CommandIo& io);
 int RunStop(const CliOptions& options, CommandIo& io);
 // Sends one "detach" request: the daemon switches to wt, writes all dirty data back, then stops;

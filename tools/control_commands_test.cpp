@@ -114,6 +114,8 @@ TEST_F(ControlCommandsTest, StatusForHumans) {
             "line size:  64 KiB\n"
             "lines:      16000 total, 4000 used (25.0%), 16 dirty (0.1%)\n"
             "cleaning:   target, 64 KiB dirty, oldest 3.5 s, flush ETA unknown (last: ratio)\n"
+            "            dirty target 20%, high 50%, max age 30 s, busy share 10%, idle after 1 "
+            "s\n"
             "health:     ok\n"
             "uuid:       a0a1a2a3-a4a5-a6a7-a8a9-aaabacadaeaf\n"
             "format:     version 1, previous shutdown clean\n");
@@ -136,7 +138,8 @@ TEST_F(ControlCommandsTest, StatusAsJsonIsTheDaemonReply) {
             R"("replacement":"lru","sequential":{"enabled":true,"read_cutoff_bytes":1048576,)"
             R"("write_cutoff_bytes":1048576,"streams":64},"index_bytes":0},)"
             R"("cleaning":{"policy":"","dirty_bytes":0,"oldest_dirty_age_ms":0,"flush_eta_ms":-1,)"
-            R"("clean_rate_bytes_per_s":0,"last_reason":""},"health":"ok",)"
+            R"("clean_rate_bytes_per_s":0,"last_reason":"","dirty_target":0.2,"dirty_high":0.5,)"
+            R"("max_dirty_age_ms":30000,"busy_share":0.1,"idle_after_ms":1000},"health":"ok",)"
             R"("ssd_errors":{"read":0,"write":0,"persist":0},"dirty_bytes_at_risk":0}})"
             "\n");
 }
@@ -249,6 +252,46 @@ TEST_F(ControlCommandsTest, ModeQuerySwitchAndDrain) {
 
 // Flags apply over the daemon's policies (asked first, not printed); only what a flag set is
 // sent. Bad sizes and combinations are usage errors with create's messages, and nothing is sent.
+// `cleaning` reports the settings in force; flags change only their knob, over what is in force;
+// a combination that does not hold together is a usage error and nothing is sent.
+TEST_F(ControlCommandsTest, CleaningQueryAndChange) {
+  PolicyReport report;
+  report.cleaning = "target";
+  target_.set_policy_report(report);
+  start_server();
+  EXPECT_EQ(run(RunCleaning), kExitOk);
+  EXPECT_EQ(out_.str(), "cleaning:   target; dirty target 20%, high 50%, max age 30 s, busy share "
+                        "10%, idle after 1 s\n");
+  options_.cleaning_change.policy = "nop";
+  options_.cleaning_change.max_dirty_age = "12";
+  options_.cleaning_change.idle_after = "0.25";
+  EXPECT_EQ(run(RunCleaning), kExitOk);
+  EXPECT_EQ(out_.str(), "cleaning:   nop; dirty target 20%, high 50%, max age 12 s, busy share "
+                        "10%, idle after 0.25 s\n"
+                        "            (was: target; dirty target 20%, high 50%, max age 30 s, busy "
+                        "share 10%, idle after 1 s)\n");
+  options_.cleaning_change = CleaningFlags{};
+  options_.cleaning_change.dirty_high = "0.1";
+  EXPECT_EQ(run(RunCleaning), kExitUsage);
+  EXPECT_EQ(err_.str(), "tiercache cleaning: dirty-target 0.2 must be below dirty-high 0.1\n");
+  options_.cleaning_change.dirty_target = "0";
+  EXPECT_EQ(run(RunCleaning, /*json=*/true), kExitOk);
+  EXPECT_EQ(out_.str(),
+            R"({"ok":true,"cleaning":{"policy":"nop","dirty_target":0.0,"dirty_high":0.1,)"
+            R"("max_dirty_age_ms":12000,"busy_share":0.1,"idle_after_ms":250},)"
+            R"("previous_cleaning":{"policy":"nop","dirty_target":0.2,"dirty_high":0.5,)"
+            R"("max_dirty_age_ms":12000,"busy_share":0.1,"idle_after_ms":250}})"
+            "\n");
+  auto calls = target_.cleaning_calls();
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0].first, "nop");
+  EXPECT_EQ(calls[0].second.max_dirty_age, std::chrono::seconds(12));
+  EXPECT_EQ(calls[0].second.idle_after, std::chrono::milliseconds(250));
+  EXPECT_EQ(calls[1].first, "nop");
+  EXPECT_EQ(calls[1].second.dirty_target, 0.0);
+  EXPECT_EQ(calls[1].second.dirty_high, 0.1);
+}
+
 TEST_F(ControlCommandsTest, PolicyQueryAndChange) {
   ControlStatus status;
   status.policies.admission = "always";

@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
     case Verb::kStats: return RunStats(options, io);
     case Verb::kMode: return RunMode(options, io);
     case Verb::kPolicy: return RunPolicy(options, io);
+    case Verb::kCleaning: return RunCleaning(options, io);
     case Verb::kFlush: return RunFlush(options, io);
     case Verb::kStop: return RunStop(options, io);
     case Verb::kCheck: return RunCheck(options, io);

@@ -88,6 +88,29 @@ std::string DescribeCleaning(const ControlJson& c) {
          JsonString(c, "last_reason") + ")";
 }
 
+// "dirty target 20%, high 50%, max age 30 s, busy share 10%, idle after 1 s", or "" from a
+// tiercached that does not report its cleaning knobs.
+std::string DescribeCleaningKnobs(const ControlJson& c) {
+  auto number = [&](const char* key) {
+    auto it = c.find(key);
+    return it != c.end() && it->is_number() ? it->get<double>() : -1.0;
+  };
+  if (number("dirty_target") < 0) return "";
+  auto percent = [&](const char* key) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g%%", number(key) * 100);
+    return std::string(buf);
+  };
+  auto seconds = [&](const char* key) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g s", number(key) / 1000);
+    return std::string(buf);
+  };
+  return "dirty target " + percent("dirty_target") + ", high " + percent("dirty_high") +
+         ", max age " + seconds("max_dirty_age_ms") + ", busy share " + percent("busy_share") +
+         ", idle after " + seconds("idle_after_ms");
+}
+
 // "failed (SSD errors: 3 read, 0 write, 0 persist; 4 KiB dirty data at risk)".
 std::string DescribeHealth(const ControlJson& s) {
   const std::string state = JsonString(s, "health");
@@ -193,6 +216,8 @@ void PrintStatus(const ControlJson& s, std::ostream& out) {
   auto cleaning_it = s.is_object() ? s.find("cleaning") : s.end();
   if (cleaning_it != s.end() && cleaning_it->is_object()) {
     cleaning = "cleaning:   " + DescribeCleaning(*cleaning_it) + "\n";
+    const std::string knobs = DescribeCleaningKnobs(*cleaning_it);
+    if (!knobs.empty()) cleaning += "            " + knobs + "\n";
   }
   // An older tiercached sends no health: no line then.
   std::string health;
@@ -237,6 +262,11 @@ std::string DescribePolicies(const ControlJson& p) {
     text += ", index " + FormatSize(JsonU64(p, "index_bytes")) + " of RAM";
   }
   return text;
+}
+
+std::string DescribeCleaningSettings(const ControlJson& settings) {
+  const std::string knobs = settings.is_object() ? DescribeCleaningKnobs(settings) : "";
+  return JsonString(settings, "policy") + (knobs.empty() ? "" : "; " + knobs);
 }
 
 void PrintStats(const ControlJson& c, std::ostream& out) {

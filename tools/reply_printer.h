@@ -20,6 +20,9 @@ void PrintStats(const ControlJson& stats, std::ostream& out);
 // One line for a "policies" object (PolicyOptionsToJson, with "index_bytes" in a status):
 // "admission always, replacement lru, sequential cutoff 1 MiB, index 200 KiB of RAM".
 std::string DescribePolicies(const ControlJson& policies);
+// One line for a cleaning settings object (CleaningSettingsToJson): "target; dirty target 20%,
+// high 50%, max age 30 s, busy share 10%, idle after 1 s".
+std::string DescribeCleaningSettings(const ControlJson& settings);
 // A latency for people: "38 us" below 1 ms, "2.50 ms" below 1 s, "1.00 s" above.
 std::string FormatLatency(Nanos latency);
 // "p50 38 us, p99 99 us, p99.9 100 us (4 requests)" (LatencySnapshot::quantile), or

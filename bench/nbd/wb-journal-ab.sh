@@ -4,8 +4,8 @@
 # 4 KiB random writes at QD32 through NBD. Prints the IOPS, the daemon's CPU, system calls, SSD
 # queue operations, metadata bytes (its /proc write_bytes minus the data it wrote to both devices)
 # and the cleaner's core writes (KiB) per client write. One round per call: alternate it between
-# two builds for an A/B.
-# Usage: bench/nbd/wb-journal-ab.sh [BUILD_DIR]
+# two builds, or two sets of daemon options (e.g. the cleaning knobs), for an A/B.
+# Usage: bench/nbd/wb-journal-ab.sh [BUILD_DIR [TIERCACHED OPTIONS...]]
 set -u
 source "$(dirname "$0")/volume.sh" "${1:-}"
 for f in ssd:1088M hdd:1G; do  # written through, so no read or write meets a hole
@@ -14,7 +14,7 @@ for f in ssd:1088M hdd:1G; do  # written through, so no read or write meets a ho
 done
 "$CLI" create --cache ssd --core hdd --mode wt --admission always --seq-cutoff 0 --force \
     >/dev/null || exit 1
-start_daemon
+start_daemon "${@:2}"
 for _ in 1 2 3 4; do  # every block cached
   fio --name=w --ioengine=nbd --uri="$URI" --rw=read --bs=1M --iodepth=8 --output=/dev/null \
       >/dev/null 2>&1

@@ -28,6 +28,14 @@ void WhenIdle(Engine& e, EventLoop* loop, std::function<void()> fn) {
                        [&e, loop, fn = std::move(fn)]() mutable { WhenIdle(e, loop, std::move(fn)); });
 }
 
+// `done`, called on the loop of the thread that calls this (background work reports on its own).
+IoCallback OnCallerLoop(IoCallback done) {
+  EventLoop* origin = EventLoop::current();
+  return [origin, done = std::move(done)](Status s) {
+    origin->post([done, s = std::move(s)] { done(s); });
+  };
+}
+
 }  // namespace
 
 Status CacheOptions::validate() const {
@@ -104,12 +112,13 @@ void Cache::set_policies(const PolicyOptions& next, IoCallback done) {
   engine_->set_policies(next, std::move(done));
 }
 
+void Cache::set_cleaning(const std::string& policy, const CleaningOptions& options,
+                         IoCallback done) {
+  engine_->cleaner->set_policy(policy, options, OnCallerLoop(std::move(done)));
+}
+
 void Cache::clean_all(std::function<void(uint64_t)> progress, IoCallback done) {
-  // The cleaner reports on its own loop; answer on the caller's.
-  EventLoop* origin = EventLoop::current();
-  engine_->cleaner->clean_all(std::move(progress), [origin, done = std::move(done)](Status s) {
-    origin->post([done, s = std::move(s)] { done(s); });
-  });
+  engine_->cleaner->clean_all(std::move(progress), OnCallerLoop(std::move(done)));
 }
 
 void Cache::close(IoCallback done) {
@@ -241,6 +250,7 @@ PolicyReport Cache::policy_report() const {
   r.flush_eta_ns = cleaner.flush_eta_ns;
   r.clean_rate_bytes_per_s = cleaner.clean_rate_bytes_per_s;
   r.cleaning_reason = cleaner.last_reason;
+  r.cleaning_options = cleaner.options;
   for (auto& shard : engine_->shards()) {
     std::lock_guard lock(shard->mu);
     r.index_bytes += shard->memory_size();

@@ -133,6 +133,7 @@ struct PolicyReport {
   int64_t flush_eta_ns = -1;         // at the last measured cleaning rate; -1: unknown
   uint64_t clean_rate_bytes_per_s = 0;
   std::string cleaning_reason;       // why the cleaner last cleaned or waited
+  CleaningOptions cleaning_options;  // the knobs in use (options, or the last set_cleaning)
 };
 
 // How the last live change of replacement policy (Cache::set_policies) held the shard locks while
@@ -181,6 +182,10 @@ class Cache final : public Device {
   // set_policies): InvalidArgument for an unknown name, Busy once close() was called; on a
   // failed superblock write the old policies stay in force.
   void set_policies(const PolicyOptions& next, IoCallback done);
+  // Runs cleaning policy `policy` ("target" or "nop") with `options` from the cleaner's next
+  // decision on, for this open only (not recorded); its counters start at 0. InvalidArgument for
+  // an unknown name or invalid options, Busy once close() was called: the policy in use stays.
+  void set_cleaning(const std::string& policy, const CleaningOptions& options, IoCallback done);
   // Writes all dirty data to the core; progress(remaining dirty lines) is called as it goes.
   void clean_all(std::function<void(uint64_t remaining)> progress, IoCallback done);
   // Stops background work, waits for in-flight I/O, persists metadata, marks clean shutdown.

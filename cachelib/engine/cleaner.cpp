@@ -39,8 +39,33 @@ Status Cleaner::init() {
   auto policy = MakeCleaningPolicy(engine_.options.cleaning, engine_.options.cleaning_options);
   if (!policy.ok()) return policy.status();
   policy_ = std::move(policy).value();
+  options_ = engine_.options.cleaning_options;
   last_foreground_ = loop_->clock().now();
   return Status::Ok();
+}
+
+void Cleaner::set_policy(const std::string& name, const CleaningOptions& options,
+                         IoCallback done) {
+  auto made = MakeCleaningPolicy(name, options);
+  if (!made.ok()) return done(made.status());
+  std::shared_ptr<CleaningPolicy> policy(std::move(made).value().release());
+  loop_->post([this, policy, options, done = std::move(done)]() mutable {
+    if (stopping_) return done(Status::Busy("cache is closing"));
+    {
+      std::lock_guard lock(report_mu_);
+      policy_ = std::move(policy);
+      options_ = options;
+    }
+    engine_.dirty_epochs.set_length(options.max_dirty_age / 2);
+    wake_at_ = 1;
+    done(Status::Ok());
+    if (!running_) decide();  // a running batch asks the new policy when it ends
+  });
+}
+
+void Cleaner::visit_counters(const CounterVisitor& visit) const {
+  std::lock_guard lock(report_mu_);
+  policy_->visit_counters(visit);
 }
 
 void Cleaner::note_dirty() {
@@ -78,7 +103,11 @@ void Cleaner::stop(IoCallback done) {
 
 CleanerStatus Cleaner::status() const {
   CleanerStatus s;
-  s.policy = policy_->name();
+  {
+    std::lock_guard lock(report_mu_);
+    s.policy = policy_->name();
+    s.options = options_;
+  }
   s.oldest_dirty_age_ns = oldest_age_ns_.load();
   s.clean_rate_bytes_per_s = rate_bytes_per_s_.load();
   uint64_t dirty_bytes = engine_.counters.dirty_sectors.load() * kSectorSize;
@@ -269,7 +298,7 @@ void Cleaner::clean_line(std::shared_ptr<Batch> batch, uint64_t index) {
 void Cleaner::copy_lines(const std::shared_ptr<Batch>& batch,
                          const std::vector<uint64_t>& indices) {
   Engine& e = engine_;
-  const uint64_t max_bytes = e.options.cleaning_options.max_write_bytes;
+  const uint64_t max_bytes = options_.max_write_bytes;
   std::vector<std::shared_ptr<WritebackRun>> runs;
   for (uint64_t index : indices) {
     const Batch::Entry& entry = batch->entries[index];
@@ -336,7 +365,7 @@ void Cleaner::after_batch(const Batch& batch, Status status) {
     for (auto& w : drain_waiters_) w.second(status);
     drain_waiters_.clear();
     timer_armed_ = true;
-    timer_id_ = loop_->schedule_after(engine_.options.cleaning_options.idle_after, [this] {
+    timer_id_ = loop_->schedule_after(options_.idle_after, [this] {
       timer_armed_ = false;
       decide();
     });

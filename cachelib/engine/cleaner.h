@@ -12,10 +12,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <string>
 #include <vector>
 
 #include "cachelib/common/event_loop.h"
 #include "cachelib/device/device.h"
+#include "policy/cleaning/cleaning_options.h"
 #include "policy/cleaning/cleaning_policy.h"
 
 namespace tiercache {
@@ -25,6 +28,7 @@ class Engine;
 // What `tiercache status` shows of the cleaner. Ages and times in nanoseconds.
 struct CleanerStatus {
   std::string policy;
+  CleaningOptions options;  // the policy's knobs
   int64_t oldest_dirty_age_ns = 0;  // upper bound, within max_dirty_age / 2
   int64_t flush_eta_ns = -1;        // at the last measured cleaning rate; -1: not measured yet
   uint64_t clean_rate_bytes_per_s = 0;
@@ -46,8 +50,12 @@ class Cleaner {
   void clean_all(std::function<void(uint64_t)> progress, IoCallback done);
   // Stops starting batches; done once the running batch (if any) finished.
   void stop(IoCallback done);
+  // Runs policy `name` with `options` from the next decision on (a running batch completes
+  // first); the policy starts with fresh counters. InvalidArgument for an unknown name or invalid
+  // options, Busy once stop() was called: the policy in use stays.
+  void set_policy(const std::string& name, const CleaningOptions& options, IoCallback done);
   CleanerStatus status() const;
-  void visit_counters(const CounterVisitor& visit) const { policy_->visit_counters(visit); }
+  void visit_counters(const CounterVisitor& visit) const;
 
  private:
   struct Batch;
@@ -73,7 +81,10 @@ class Cleaner {
 
   Engine& engine_;
   EventLoop* loop_;
-  std::unique_ptr<CleaningPolicy> policy_;
+  // Replaced on the loop under report_mu_, which other threads' reads (status, counters) take.
+  mutable std::mutex report_mu_;
+  std::shared_ptr<CleaningPolicy> policy_;
+  CleaningOptions options_;
   // Dirty lines at which note_dirty() asks the policy again (any thread reads it).
   std::atomic<uint64_t> wake_at_{1};
   std::atomic<bool> decide_posted_{false};

@@ -1,6 +1,7 @@
 // The cleaner's coalescing (WritebackRun): adjacent dirty sectors of a batch's lines reach the
 // core as one write, up to CleaningOptions::max_write_bytes; holes and partly dirty lines break a
-// run; a failed SSD read fails only its line. Core writes are counted by a wrapper on the core.
+// run; a failed SSD read fails only its line; a live change of policy takes effect. Core writes are
+// counted by a wrapper on the core.
 #include <gtest/gtest.h>
 
 #include <utility>
@@ -117,6 +118,59 @@ TEST_F(CleanerTest, AWholeBatchComesOutInLbaOrder) {
   EXPECT_EQ(core->writes, (Writes{{0, 1 << 20}, {1 << 20, 1 << 20}, {2 << 20, 1 << 20},
                                   {3 << 20, 1 << 20}}));
   EXPECT_EQ(h->cache->counters().cleaned_lines, 1024u);
+  EXPECT_EQ(Core(), want);
+}
+
+// A live change of cleaning policy: nop keeps an idle cache's dirty data; target then cleans it
+// all once the cache is idle (its idle_after, here 1 s of virtual time); back to nop, new dirty
+// data stays again. Invalid options are refused and the policy in use stays.
+TEST_F(CleanerTest, LiveChangeOfPolicyTakesEffect) {
+  Make(4096);
+  for (uint64_t line = 0; line < 64; ++line) Write(line * 4 * kKiB, 4 * kKiB);
+  h->loop.run_until_idle();
+  EXPECT_EQ(h->cache->counters().lines_dirty, 64u);
+  EXPECT_TRUE(core->writes.empty());
+  CleaningOptions bad;
+  bad.dirty_target = 0.6;
+  EXPECT_EQ(testing::SyncSetCleaning(h->loop, *h->cache, "target", bad).ToString(),
+            "InvalidArgument: dirty_target must be in [0, dirty_high)");
+  EXPECT_EQ(testing::SyncSetCleaning(h->loop, *h->cache, "alru", {}).ToString(),
+            "InvalidArgument: unknown cleaning policy 'alru' (known: target, nop)");
+  EXPECT_EQ(h->cache->policy_report().cleaning, "nop");
+  ASSERT_TRUE(testing::SyncSetCleaning(h->loop, *h->cache, "target", {}).ok());
+  EXPECT_EQ(h->cache->policy_report().cleaning, "target");
+  h->loop.run_until_idle();
+  EXPECT_EQ(h->cache->counters().lines_dirty, 0u);
+  EXPECT_EQ(core->writes, (Writes{{0, 256 * kKiB}}));
+  EXPECT_EQ(Core(), want);
+  ASSERT_TRUE(testing::SyncSetCleaning(h->loop, *h->cache, "nop", {}).ok());
+  Write(1 << 20, 4 * kKiB);
+  h->loop.run_until_idle();
+  EXPECT_EQ(h->cache->counters().lines_dirty, 1u);
+  EXPECT_EQ(core->writes.size(), 1u);
+}
+
+// A live change of max_dirty_age also shortens the epochs that date dirty lines: a line written
+// after a change from 60 s to 6 s is cleaned about 5 s later (the age bound less its margin),
+// not at once for having joined an epoch that began long before it was written.
+TEST_F(CleanerTest, LiveChangeOfTheAgeBoundDatesNewLinesByTheNewEpochs) {
+  Make(4096);
+  CleaningOptions slow;
+  slow.dirty_target = 0.9;
+  slow.dirty_high = 1.0;
+  slow.idle_after = std::chrono::hours(1);
+  slow.max_dirty_age = std::chrono::seconds(60);
+  ASSERT_TRUE(testing::SyncSetCleaning(h->loop, *h->cache, "target", slow).ok());
+  h->loop.run_for(std::chrono::seconds(10));  // a third into the first 30 s epoch
+  CleaningOptions fast = slow;
+  fast.max_dirty_age = std::chrono::seconds(6);
+  fast.age_margin = std::chrono::seconds(1);
+  ASSERT_TRUE(testing::SyncSetCleaning(h->loop, *h->cache, "target", fast).ok());
+  Write(0, 4 * kKiB);
+  h->loop.run_for(std::chrono::seconds(3));
+  EXPECT_EQ(h->cache->counters().lines_dirty, 1u);
+  h->loop.run_for(std::chrono::seconds(4));
+  EXPECT_EQ(h->cache->counters().lines_dirty, 0u);
   EXPECT_EQ(Core(), want);
 }
 

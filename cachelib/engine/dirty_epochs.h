@@ -3,7 +3,7 @@
 // dirty lines per tag. The oldest dirty age is then known to within one epoch, and the cleaner can
 // pick the lines of the oldest epoch first. An epoch tag is reused only once its count is 0: if
 // lines stay dirty 3 epochs, the current epoch keeps growing (ages are then over-, never
-// under-estimated). current() is thread-safe; advance()/oldest_age() run on the cleaner's loop.
+// under-estimated). current() is thread-safe; the rest runs on the cleaner's loop.
 #pragma once
 
 #include <array>
@@ -27,9 +27,12 @@ class DirtyEpochs {
   Nanos oldest_age(Nanos now, const std::array<uint64_t, 4>& dirty) const;
   // The tag holding the oldest dirty lines; -1 when none is dirty.
   int oldest_epoch(const std::array<uint64_t, 4>& dirty) const;
+  // Epochs of `length` from the next advance() on (a live change of max_dirty_age). Ages stay
+  // upper bounds: the epochs' start times are kept.
+  void set_length(Nanos length) { length_ = length; }
 
  private:
-  const Nanos length_;
+  Nanos length_;
   std::atomic<uint32_t> current_{0};
   std::array<Nanos, 4> start_{};  // when each tag's epoch began (cleaner's loop only)
 };

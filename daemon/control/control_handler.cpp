@@ -1,6 +1,8 @@
 #include "daemon/control/control_handler.h"
 
+#include <functional>
 #include <limits>
+#include <string>
 
 #include "cachelib/common/logger.h"
 
@@ -14,6 +16,32 @@ std::string BriefPolicies(const PolicyOptions& p) {
          (seq.enabled ? std::to_string(seq.read_cutoff_bytes) + ":" +
                             std::to_string(seq.write_cutoff_bytes)
                       : "off");
+}
+
+// "target,0.2,0.5,30000,0.1,1000": the policy, then the knobs in CleaningSettingsToJson's order
+// (max_dirty_age_ms and idle_after_ms in milliseconds).
+std::string BriefCleaning(const ControlJson& settings) {
+  std::string brief;
+  for (const auto& item : settings.items()) {
+    const ControlJson& v = item.value();
+    brief += (brief.empty() ? "" : ",") + (v.is_string() ? v.get<std::string>() : v.dump());
+  }
+  return brief;
+}
+
+// The end of a live change from `from` to `to` (briefs): logged as `event` and answered with
+// `reply`, or logged as `event`_failed and answered with the error.
+std::function<void(Status)> ReportChange(std::string event, std::string from, std::string to,
+                                         ControlJson reply, ControlHandler::Emit emit) {
+  return [=](Status status) {
+    const LogField f{"from", from}, t{"to", to};
+    if (!status.ok()) {
+      LogError(event + "_failed", {f, t, {"error", status.ToString()}});
+      return emit(ErrorResponse(status), true);
+    }
+    LogInfo(event, {f, t});
+    emit(reply, true);
+  };
 }
 
 }  // namespace
@@ -39,6 +67,7 @@ void ControlHandler::execute(const ControlRequest& request, Emit emit) {
     case ControlCommand::kDetach: return detach(std::move(emit));
     case ControlCommand::kResetHealth: return reset_health(std::move(emit));
     case ControlCommand::kPolicy: return policy(request, std::move(emit));
+    case ControlCommand::kCleaning: return cleaning(request, std::move(emit));
   }
 }
 
@@ -156,19 +185,30 @@ void ControlHandler::policy(const ControlRequest& request, Emit emit) {
     return emit(response, true);
   }
   const PolicyOptions next = request.policies.apply(previous);
-  target_.set_policies(next, on_loop([emit, previous, next](Status status) {
-    const LogField from{"from", BriefPolicies(previous)};
-    const LogField to{"to", BriefPolicies(next)};
-    if (!status.ok()) {
-      LogError("policy_change_failed", {from, to, {"error", status.ToString()}});
-      return emit(ErrorResponse(status), true);
-    }
-    LogInfo("policy_change", {from, to});
+  ControlJson reply = OkResponse();
+  reply["policies"] = PolicyOptionsToJson(next);
+  reply["previous_policies"] = PolicyOptionsToJson(previous);
+  target_.set_policies(next, on_loop(ReportChange("policy_change", BriefPolicies(previous),
+                                                  BriefPolicies(next), reply, std::move(emit))));
+}
+
+void ControlHandler::cleaning(const ControlRequest& request, Emit emit) {
+  const PolicyReport report = target_.policy_report();
+  const ControlJson previous = CleaningSettingsToJson(report.cleaning, report.cleaning_options);
+  if (!request.cleaning.any()) {
     ControlJson response = OkResponse();
-    response["policies"] = PolicyOptionsToJson(next);
-    response["previous_policies"] = PolicyOptionsToJson(previous);
-    emit(response, true);
-  }));
+    response["cleaning"] = previous;
+    return emit(response, true);
+  }
+  const std::string policy = request.cleaning.policy.value_or(report.cleaning);
+  const CleaningOptions options = request.cleaning.apply(report.cleaning_options);
+  const ControlJson next = CleaningSettingsToJson(policy, options);
+  ControlJson reply = OkResponse();
+  reply["cleaning"] = next;
+  reply["previous_cleaning"] = previous;
+  target_.set_cleaning(policy, options,
+                       on_loop(ReportChange("cleaning_change", BriefCleaning(previous),
+                                            BriefCleaning(next), reply, std::move(emit))));
 }
 
 void ControlHandler::stop(Emit emit) {

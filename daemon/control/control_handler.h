@@ -36,6 +36,7 @@ class ControlHandler {
   void detach(Emit emit);
   void reset_health(Emit emit);
   void policy(const ControlRequest& request, Emit emit);
+  void cleaning(const ControlRequest& request, Emit emit);
   // What the target calls with the remaining dirty lines of a flush or detach.
   ControlTarget::ProgressCallback progress_for(const std::shared_ptr<FlushState>& state);
   // A callback for the target that runs `fn` on the loop if the handler still exists.

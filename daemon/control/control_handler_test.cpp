@@ -124,6 +124,46 @@ TEST_F(ControlHandlerTest, PolicyQueryChangeAndRefusal) {
   EXPECT_EQ(target_.policies(), Named("always", "clock"));
 }
 
+// `cleaning` without fields reports; with fields it changes only those, over the ones in force
+// (a new max_dirty_age brings its age margin), and answers the new and previous settings; a
+// refusal is an error reply and changes nothing.
+TEST_F(ControlHandlerTest, CleaningQueryChangeAndRefusal) {
+  PolicyReport report;
+  report.cleaning = "target";
+  target_.set_policy_report(report);
+  target_.set_completion(FakeControlTarget::Completion::kInline);
+  ControlHandler handler(loop_, target_, Nanos(0));
+  handler.execute(Parsed(R"({"cmd":"cleaning"})"), collect());
+  handler.execute(Parsed(R"({"cmd":"cleaning","policy":"nop","max_dirty_age_ms":12000})"),
+                  collect());
+  loop_.run_until_idle();
+  target_.set_result(Status::InvalidArgument("dirty_target must be in [0, dirty_high)"));
+  handler.execute(Parsed(R"({"cmd":"cleaning","dirty_target":0.9})"), collect());
+  loop_.run_until_idle();
+  const std::string knobs = R"("dirty_target":0.2,"dirty_high":0.5,)";
+  const std::string rest = R"("busy_share":0.1,"idle_after_ms":1000})";
+  EXPECT_EQ(lines_,
+            (std::vector<std::string>{
+                R"({"ok":true,"cleaning":{"policy":"target",)" + knobs +
+                    R"("max_dirty_age_ms":30000,)" + rest + "} [final]",
+                R"({"ok":true,"cleaning":{"policy":"nop",)" + knobs +
+                    R"("max_dirty_age_ms":12000,)" + rest +
+                    R"(,"previous_cleaning":{"policy":"target",)" + knobs +
+                    R"("max_dirty_age_ms":30000,)" + rest + "} [final]",
+                R"x({"ok":false,"error":"dirty_target must be in [0, dirty_high)",)x"
+                R"("code":"InvalidArgument"} [final])"}));
+  auto calls = target_.cleaning_calls();
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0].first, "nop");
+  EXPECT_EQ(calls[0].second.max_dirty_age, std::chrono::seconds(12));
+  EXPECT_EQ(calls[0].second.age_margin, std::chrono::seconds(2));
+  EXPECT_EQ(calls[1].first, "nop");  // over the one in force after the first change
+  EXPECT_EQ(calls[1].second.dirty_target, 0.9);
+  EXPECT_EQ(calls[1].second.max_dirty_age, std::chrono::seconds(12));
+  EXPECT_EQ(target_.policy_report().cleaning, "nop");
+  EXPECT_EQ(target_.policy_report().cleaning_options.dirty_target, 0.2);
+}
+
 // A ControlTarget over a real Cache, as tiercached's CacheService is, without its devices and
 // daemon state: what the handler asks reaches the engine itself.
 class CacheTarget final : public ControlTarget {
@@ -150,6 +190,10 @@ class CacheTarget final : public ControlTarget {
   PolicyOptions policies() const override { return cache_.policies(); }
   void set_policies(const PolicyOptions& next, DoneCallback done) override {
     cache_.set_policies(next, std::move(done));
+  }
+  void set_cleaning(const std::string& policy, const CleaningOptions& options,
+                    DoneCallback done) override {
+    cache_.set_cleaning(policy, options, std::move(done));
   }
 
  private:
@@ -230,6 +274,35 @@ TEST_F(ControlHandlerCacheTest, PolicyChangeLogsTheSwapThenTheChange) {
   EXPECT_EQ(log_[1], "ts=T level=info event=policy_change from=\"always,lru,seq=off\" "
                      "to=\"always,clock,seq=off\"\n");
   EXPECT_EQ(h->cache->policy_report().replacement, "clock");
+}
+
+// A cleaning change reaches the cache's cleaner and is logged; options the policy refuses are an
+// error reply, logged as cleaning_change_failed, and the cleaning in use stays.
+TEST_F(ControlHandlerCacheTest, CleaningChangeReachesTheCleaner) {
+  CacheTarget target(*h->cache);
+  ControlHandler handler(h->loop, target, Nanos(0));
+  for (const char* line : {R"({"cmd":"cleaning","policy":"nop","idle_after_ms":250})",
+                           R"({"cmd":"cleaning","dirty_target":0.9})"}) {
+    {
+      EventLoop::ScopedCurrent scope(&h->loop);
+      handler.execute(Parsed(line), collect());
+    }
+    h->loop.run_until_idle();
+  }
+  ASSERT_EQ(lines_.size(), 2u);
+  EXPECT_TRUE(lines_[0].starts_with(R"({"ok":true,"cleaning":{"policy":"nop",)")) << lines_[0];
+  EXPECT_EQ(lines_[1], R"x({"ok":false,"error":"dirty_target must be in [0, dirty_high)",)x"
+                       R"x("code":"InvalidArgument"} [final])x");
+  EXPECT_EQ(log_, (std::vector<std::string>{
+                      "ts=T level=info event=cleaning_change from=target,0.2,0.5,30000,0.1,1000 "
+                      "to=nop,0.2,0.5,30000,0.1,250\n",
+                      "ts=T level=error event=cleaning_change_failed from=nop,0.2,0.5,30000,0.1,"
+                      "250 to=nop,0.9,0.5,30000,0.1,250 error=\"InvalidArgument: dirty_target "
+                      "must be in [0, dirty_high)\"\n"}));
+  const PolicyReport report = h->cache->policy_report();
+  EXPECT_EQ(report.cleaning, "nop");
+  EXPECT_EQ(report.cleaning_options.idle_after, std::chrono::milliseconds(250));
+  EXPECT_EQ(report.cleaning_options.dirty_target, 0.2);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "daemon/control/control_json.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 
 #include "daemon/control/control_paths.h"
@@ -159,6 +160,22 @@ std::string FormatUuid(const std::array<uint8_t, 16>& uuid) {
   return out;
 }
 
+namespace {
+
+// The knobs of `o`, added to `j` (after what it already holds).
+void AddCleaningKnobs(const CleaningOptions& o, json& j) {
+  auto ms = [](Nanos t) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(t).count();
+  };
+  j["dirty_target"] = o.dirty_target;
+  j["dirty_high"] = o.dirty_high;
+  j["max_dirty_age_ms"] = ms(o.max_dirty_age);
+  j["busy_share"] = o.busy_share;
+  j["idle_after_ms"] = ms(o.idle_after);
+}
+
+}  // namespace
+
 json CleaningToJson(const PolicyReport& r, const CacheCounters& counters) {
   json j = json::object();
   j["policy"] = r.cleaning;
@@ -167,6 +184,14 @@ json CleaningToJson(const PolicyReport& r, const CacheCounters& counters) {
   j["flush_eta_ms"] = r.flush_eta_ns < 0 ? int64_t{-1} : r.flush_eta_ns / 1000000;
   j["clean_rate_bytes_per_s"] = r.clean_rate_bytes_per_s;
   j["last_reason"] = r.cleaning_reason;
+  AddCleaningKnobs(r.cleaning_options, j);
+  return j;
+}
+
+ControlJson CleaningSettingsToJson(const std::string& policy, const CleaningOptions& options) {
+  json j = json::object();
+  j["policy"] = policy;
+  AddCleaningKnobs(options, j);
   return j;
 }
 

@@ -30,11 +30,15 @@ ControlJson PolicyCountersToJson(const PolicyReport& report);
 // {"admission":NAME,"replacement":NAME,"sequential":{"enabled","read_cutoff_bytes",
 // "write_cutoff_bytes","streams"}}: the policies of a cache (status, create, check).
 ControlJson PolicyOptionsToJson(const PolicyOptions& policies);
+// {"policy":"target","dirty_target":0.2,"dirty_high":0.5,"max_dirty_age_ms":30000,
+//  "busy_share":0.1,"idle_after_ms":1000}: what the `cleaning` command reports and changes.
+ControlJson CleaningSettingsToJson(const std::string& policy, const CleaningOptions& options);
 // The status object: ControlStatus fields plus the current mode, the occupancy counters, the
 // policies in use with `index_bytes` (the RAM of the line index and policies), and "cleaning":
 // {policy, dirty_bytes, oldest_dirty_age_ms, flush_eta_ms (-1: unknown), clean_rate_bytes_per_s,
-// last_reason}, then the SSD's health: "health" ("ok", "degraded" or "failed"), "ssd_errors"
-// {read, write, persist} and "dirty_bytes_at_risk"; then, when the target reports it, "io":
+// last_reason, then the knobs as CleaningSettingsToJson}, then the SSD's health: "health" ("ok",
+// "degraded" or "failed"), "ssd_errors" {read, write, persist} and "dirty_bytes_at_risk"; then,
+// when the target reports it, "io":
 // {"cache"|"core": {backend, rounds, submit_calls, ops, in_flight_sum}}.
 ControlJson StatusToJson(const ControlStatus& status, CacheMode mode,
                          const CacheCounters& counters, const PolicyReport& report);

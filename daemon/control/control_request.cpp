@@ -1,7 +1,10 @@
 #include "daemon/control/control_request.h"
 
+#include <algorithm>
 #include <array>
+#include <chrono>
 #include <string>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -15,7 +18,7 @@ struct CommandSpec {
   ControlCommand command;
 };
 
-constexpr std::array<CommandSpec, 8> kCommands = {{
+constexpr std::array<CommandSpec, 9> kCommands = {{
     {"status", ControlCommand::kStatus},
     {"stats", ControlCommand::kStats},
     {"mode", ControlCommand::kMode},
@@ -24,7 +27,11 @@ constexpr std::array<CommandSpec, 8> kCommands = {{
     {"detach", ControlCommand::kDetach},
     {"reset-health", ControlCommand::kResetHealth},
     {"policy", ControlCommand::kPolicy},
+    {"cleaning", ControlCommand::kCleaning},
 }};
+
+constexpr std::array<std::string_view, 6> kCleaningFields = {
+    "policy", "dirty_target", "dirty_high", "busy_share", "max_dirty_age_ms", "idle_after_ms"};
 
 // Rejects fields a command does not take, so that a typo ("drian") is not silently ignored.
 Status CheckFields(const json& request, ControlCommand command) {
@@ -34,6 +41,10 @@ Status CheckFields(const json& request, ControlCommand command) {
     if (command == ControlCommand::kMode && (key == "mode" || key == "drain")) continue;
     if (command == ControlCommand::kPolicy &&
         (key == "admission" || key == "replacement" || key == "sequential")) {
+      continue;
+    }
+    if (command == ControlCommand::kCleaning &&
+        std::find(kCleaningFields.begin(), kCleaningFields.end(), key) != kCleaningFields.end()) {
       continue;
     }
     return Status::InvalidArgument("unknown field '" + key + "' for command '" +
@@ -103,7 +114,47 @@ Status ParsePolicyFields(const json& request, ControlRequest* out) {
   return Status::Ok();
 }
 
+Status ParseCleaningFields(const json& request, CleaningChange* out) {
+  if (request.contains("policy")) {
+    if (!request["policy"].is_string()) {
+      return Status::InvalidArgument("field 'policy' must be a string");
+    }
+    out->policy = request["policy"].get<std::string>();
+  }
+  for (auto [key, field] : {std::pair{"dirty_target", &out->dirty_target},
+                            std::pair{"dirty_high", &out->dirty_high},
+                            std::pair{"busy_share", &out->busy_share}}) {
+    if (!request.contains(key)) continue;
+    if (!request[key].is_number()) {
+      return Status::InvalidArgument("field '" + std::string(key) + "' must be a number");
+    }
+    *field = request[key].get<double>();
+  }
+  for (auto [key, field] : {std::pair{"max_dirty_age_ms", &out->max_dirty_age},
+                            std::pair{"idle_after_ms", &out->idle_after}}) {
+    if (!request.contains(key)) continue;
+    if (!request[key].is_number_unsigned() || request[key].get<uint64_t>() > (1ull << 40)) {
+      return Status::InvalidArgument("field '" + std::string(key) +
+                                     "' must be a whole number of milliseconds");
+    }
+    *field = std::chrono::milliseconds(request[key].get<uint64_t>());
+  }
+  return Status::Ok();
+}
+
 }  // namespace
+
+CleaningOptions CleaningChange::apply(CleaningOptions base) const {
+  if (dirty_target) base.dirty_target = *dirty_target;
+  if (dirty_high) base.dirty_high = *dirty_high;
+  if (busy_share) base.busy_share = *busy_share;
+  if (max_dirty_age) {
+    base.max_dirty_age = *max_dirty_age;
+    base.age_margin = CleaningOptions::AgeMarginFor(*max_dirty_age);
+  }
+  if (idle_after) base.idle_after = *idle_after;
+  return base;
+}
 
 std::string_view ControlCommandName(ControlCommand command) {
   for (const auto& spec : kCommands) {
@@ -133,12 +184,15 @@ Result<ControlRequest> ParseControlRequest(std::string_view line) {
   if (!known) {
     return Status::InvalidArgument("unknown command '" + name +
                                    "' (expected status, stats, mode, flush, stop, detach, "
-                                   "reset-health or policy)");
+                                   "reset-health, policy or cleaning)");
   }
   TC_RETURN_IF_ERROR(CheckFields(request, out.command));
   if (out.command == ControlCommand::kMode) TC_RETURN_IF_ERROR(ParseModeFields(request, &out));
   if (out.command == ControlCommand::kPolicy) {
     TC_RETURN_IF_ERROR(ParsePolicyFields(request, &out));
+  }
+  if (out.command == ControlCommand::kCleaning) {
+    TC_RETURN_IF_ERROR(ParseCleaningFields(request, &out.cleaning));
   }
   return out;
 }

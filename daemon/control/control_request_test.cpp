@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 namespace tiercache {
 namespace {
 
@@ -84,6 +86,50 @@ TEST(ControlRequestTest, PolicyFieldErrors) {
             "InvalidArgument: unknown field 'mode' for command 'policy'");
 }
 
+TEST(ControlRequestTest, CleaningFieldsOverTheOnesInForce) {
+  Result<ControlRequest> r = ParseControlRequest(R"({"cmd":"cleaning"})");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->command, ControlCommand::kCleaning);
+  EXPECT_FALSE(r->cleaning.any());
+  r = ParseControlRequest(
+      R"({"cmd":"cleaning","policy":"nop","dirty_target":0.05,"dirty_high":0.1,)"
+      R"("busy_share":0.25,"max_dirty_age_ms":12000,"idle_after_ms":500})");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->cleaning.any());
+  EXPECT_EQ(r->cleaning.policy, "nop");
+  const CleaningOptions o = r->cleaning.apply(CleaningOptions{});
+  EXPECT_EQ(o.dirty_target, 0.05);
+  EXPECT_EQ(o.dirty_high, 0.1);
+  EXPECT_EQ(o.busy_share, 0.25);
+  EXPECT_EQ(o.max_dirty_age, std::chrono::seconds(12));
+  EXPECT_EQ(o.age_margin, std::chrono::seconds(2));
+  EXPECT_EQ(o.idle_after, std::chrono::milliseconds(500));
+  // A field left out keeps the base's value.
+  r = ParseControlRequest(R"({"cmd":"cleaning","busy_share":1})");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  CleaningOptions base;
+  base.dirty_target = 0.3;
+  const CleaningOptions kept = r->cleaning.apply(base);
+  EXPECT_EQ(kept.busy_share, 1.0);
+  EXPECT_EQ(kept.dirty_target, 0.3);
+  EXPECT_EQ(kept.max_dirty_age, base.max_dirty_age);
+  EXPECT_EQ(kept.age_margin, base.age_margin);
+  EXPECT_FALSE(r->cleaning.policy.has_value());
+}
+
+TEST(ControlRequestTest, CleaningFieldErrors) {
+  EXPECT_EQ(ErrorOf(R"({"cmd":"cleaning","policy":2})"),
+            "InvalidArgument: field 'policy' must be a string");
+  EXPECT_EQ(ErrorOf(R"({"cmd":"cleaning","dirty_high":"0.5"})"),
+            "InvalidArgument: field 'dirty_high' must be a number");
+  EXPECT_EQ(ErrorOf(R"({"cmd":"cleaning","idle_after_ms":-1})"),
+            "InvalidArgument: field 'idle_after_ms' must be a whole number of milliseconds");
+  EXPECT_EQ(ErrorOf(R"({"cmd":"cleaning","max_dirty_age_ms":1.5})"),
+            "InvalidArgument: field 'max_dirty_age_ms' must be a whole number of milliseconds");
+  EXPECT_EQ(ErrorOf(R"({"cmd":"cleaning","max_dirty_age":1})"),
+            "InvalidArgument: unknown field 'max_dirty_age' for command 'cleaning'");
+}
+
 TEST(ControlRequestTest, MalformedJson) {
   const char* kMalformed = "InvalidArgument: malformed JSON (expected one JSON object per line)";
   EXPECT_EQ(ErrorOf("{\"cmd\":"), kMalformed);
@@ -106,7 +152,7 @@ TEST(ControlRequestTest, ShapeErrors) {
   EXPECT_EQ(ErrorOf(R"({"cmd":7})"), "InvalidArgument: field 'cmd' must be a string");
   EXPECT_EQ(ErrorOf(R"({"cmd":"reboot"})"),
             "InvalidArgument: unknown command 'reboot' (expected status, stats, mode, flush, "
-            "stop, detach, reset-health or policy)");
+            "stop, detach, reset-health, policy or cleaning)");
   EXPECT_EQ(ErrorOf(R"({"cmd":"reset-health","force":true})"),
             "InvalidArgument: unknown field 'force' for command 'reset-health'");
   EXPECT_EQ(ErrorOf(R"({"cmd":"status","verbose":true})"),

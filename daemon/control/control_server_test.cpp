@@ -1,11 +1,13 @@
 #include "daemon/control/control_server.h"
 
 #include <gtest/gtest.h>
+
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -149,6 +151,11 @@ TEST_F(ControlServerTest, StatusReportsEveryField) {
   report.flush_eta_ns = 1'200'000'000;
   report.clean_rate_bytes_per_s = 1 << 20;
   report.cleaning_reason = "idle";
+  report.cleaning_options.dirty_target = 0.05;
+  report.cleaning_options.dirty_high = 0.75;
+  report.cleaning_options.max_dirty_age = std::chrono::seconds(10);
+  report.cleaning_options.busy_share = 0.25;
+  report.cleaning_options.idle_after = std::chrono::milliseconds(2500);
   target_.set_policy_report(report);
   ASSERT_TRUE(start_server().ok());
   LineClient client(path_);
@@ -163,7 +170,9 @@ TEST_F(ControlServerTest, StatusReportsEveryField) {
             R"("sequential":{"enabled":true,"read_cutoff_bytes":1048576,)"
             R"("write_cutoff_bytes":2097152,"streams":32},"index_bytes":204800},)"
             R"("cleaning":{"policy":"target","dirty_bytes":20480,"oldest_dirty_age_ms":3500,)"
-            R"("flush_eta_ms":1200,"clean_rate_bytes_per_s":1048576,"last_reason":"idle"},)"
+            R"("flush_eta_ms":1200,"clean_rate_bytes_per_s":1048576,"last_reason":"idle",)"
+            R"("dirty_target":0.05,"dirty_high":0.75,"max_dirty_age_ms":10000,"busy_share":0.25,)"
+            R"("idle_after_ms":2500},)"
             R"("health":"degraded","ssd_errors":{"read":3,"write":2,"persist":1},)"
             R"("dirty_bytes_at_risk":20480}})");
 }
@@ -181,7 +190,9 @@ TEST_F(ControlServerTest, StatusReportsSequentialBypassOff) {
             R"("sequential":{"enabled":false,"read_cutoff_bytes":4194304,)"
             R"("write_cutoff_bytes":4194304,"streams":64},"index_bytes":0},)"
             R"("cleaning":{"policy":"","dirty_bytes":0,"oldest_dirty_age_ms":0,"flush_eta_ms":-1,)"
-            R"("clean_rate_bytes_per_s":0,"last_reason":""},"health":"degraded",)"
+            R"("clean_rate_bytes_per_s":0,"last_reason":"","dirty_target":0.2,"dirty_high":0.5,)"
+            R"("max_dirty_age_ms":30000,"busy_share":0.1,"idle_after_ms":1000},)"
+            R"("health":"degraded",)"
             R"("ssd_errors":{"read":3,"write":2,"persist":1},"dirty_bytes_at_risk":20480}})");
 }
 
@@ -400,7 +411,8 @@ TEST_F(ControlServerTest, MalformedRequestsGetErrorsAndTheConnectionSurvives) {
             R"("code":"InvalidArgument"})");
   EXPECT_EQ(client.call(R"({"cmd":"format"})"),
             R"({"ok":false,"error":"unknown command 'format' (expected status, stats, mode, )"
-            R"j(flush, stop, detach, reset-health or policy)","code":"InvalidArgument"})j");
+            R"j(flush, stop, detach, reset-health, policy or cleaning)",)j"
+            R"("code":"InvalidArgument"})");
   EXPECT_EQ(client.call(std::string(50000, '[')),
             R"j({"ok":false,"error":"malformed JSON (expected one JSON object per line)",)j"
             R"("code":"InvalidArgument"})");
@@ -413,7 +425,8 @@ TEST_F(ControlServerTest, NonAsciiNamesAreEchoedIntact) {
   // The \u escape arrives as UTF-8 in the message.
   EXPECT_EQ(client.call("{\"cmd\":\"st\\u00e4tus\"}"),
             "{\"ok\":false,\"error\":\"unknown command 'st\xc3\xa4tus' (expected status, stats, "
-            "mode, flush, stop, detach, reset-health or policy)\",\"code\":\"InvalidArgument\"}");
+            "mode, flush, stop, detach, reset-health, policy or cleaning)\",\"code\":"
+            "\"InvalidArgument\"}");
 }
 
 TEST_F(ControlServerTest, BlankLinesAndCrLfAreAccepted) {

@@ -83,6 +83,12 @@ class ControlTarget {
   virtual void set_policies(const PolicyOptions& next, DoneCallback done) {
     done(Status::NotSupported("this target cannot change its policies"));
   }
+  // Runs cleaning policy `policy` with `options` for the rest of this run (Cache::set_cleaning;
+  // not recorded). done runs exactly once; on failure the cleaning in use is unchanged.
+  virtual void set_cleaning(const std::string& policy, const CleaningOptions& options,
+                            DoneCallback done) {
+    done(Status::NotSupported("this target cannot change its cleaning"));
+  }
   // Brings the SSD back into the data path after it failed (Cache::reset_health): re-checks it by
   // reading the superblock, then clears the failed state. done runs exactly once.
   virtual void reset_health(DoneCallback done) {

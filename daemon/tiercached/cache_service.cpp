@@ -78,6 +78,10 @@ Result<std::unique_ptr<CacheService>> CacheService::Open(const DaemonConfig& con
       std::chrono::duration_cast<Nanos>(std::chrono::duration<double>(config.trust_interval_s));
   if (config.stream_readahead_bytes) options.stream_readahead_bytes = *config.stream_readahead_bytes;
   if (config.fill_backlog_bytes) options.max_fill_backlog_bytes = *config.fill_backlog_bytes;
+  options.cleaning = config.cleaning;
+  Result<CleaningOptions> cleaning = CleaningOptionsFor(config);
+  if (!cleaning.ok()) return cleaning.status();
+  options.cleaning_options = *cleaning;
   if (!config.journal_steps.empty()) {
     TC_RETURN_IF_ERROR(ParseJournalSteps(config.journal_steps, options.store));
   }
@@ -159,6 +163,12 @@ void CacheService::set_policies(const PolicyOptions& next, DoneCallback done) {
     return done(Status::Busy("a detach is running (the policies stay as they are)"));
   }
   cache_->set_policies(next, std::move(done));
+}
+
+void CacheService::set_cleaning(const std::string& policy, const CleaningOptions& options,
+                                DoneCallback done) {
+  if (stopping_) return done(Status::Busy("tiercached is stopping (the cleaning stays as it is)"));
+  cache_->set_cleaning(policy, options, std::move(done));
 }
 
 void CacheService::clean_all(ProgressCallback progress, DoneCallback done) {

@@ -48,6 +48,8 @@ class CacheService final : public ControlTarget {
   PolicyOptions policies() const override { return cache_->policies(); }
   // Refused (Busy) while stopping or detaching.
   void set_policies(const PolicyOptions& next, DoneCallback done) override;
+  void set_cleaning(const std::string& policy, const CleaningOptions& options,
+                    DoneCallback done) override;
 
  private:
   struct Devices;

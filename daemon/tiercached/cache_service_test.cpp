@@ -1,10 +1,11 @@
 // CacheService's own refusals, over a real cache on files: once the daemon is stopping, a policy
 // change is refused with tiercached's message (the cache's own check never runs), and the policies
-// recorded in the superblock stay as they were.
+// recorded in the superblock stay as they were; the cleaning flags reach the cleaner.
 #include "daemon/tiercached/cache_service.h"
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <future>
 
 #include "cachelib/device/file_device.h"
@@ -62,6 +63,29 @@ TEST_F(CacheServiceTest, PolicyChangeWhileStoppingIsRefused) {
   auto recorded = RecordedSuperblock(config_.cache_path);
   ASSERT_TRUE(recorded.ok()) << recorded.status().ToString();
   EXPECT_EQ(recorded->policies.replacement, "lru");
+}
+
+TEST_F(CacheServiceTest, CleaningFlagsReachTheCleaner) {
+  config_.cleaning = "nop";
+  config_.dirty_target = 0.05;
+  config_.dirty_high = 0.1;
+  config_.max_dirty_age_s = 12;
+  config_.busy_share = 0.25;
+  config_.idle_after_s = 0.5;
+  auto service = CacheService::Open(config_, *loop_);
+  ASSERT_TRUE(service.ok()) << service.status().ToString();
+  const PolicyReport report = (*service)->policy_report();
+  EXPECT_EQ(report.cleaning, "nop");
+  EXPECT_EQ(report.cleaning_options.dirty_target, 0.05);
+  EXPECT_EQ(report.cleaning_options.dirty_high, 0.1);
+  EXPECT_EQ(report.cleaning_options.max_dirty_age, std::chrono::seconds(12));
+  EXPECT_EQ(report.cleaning_options.age_margin, std::chrono::seconds(2));
+  EXPECT_EQ(report.cleaning_options.busy_share, 0.25);
+  EXPECT_EQ(report.cleaning_options.idle_after, std::chrono::milliseconds(500));
+  std::promise<Status> closed;
+  (*service)->close([&](Status s) { closed.set_value(s); });
+  Status s = closed.get_future().get();
+  EXPECT_TRUE(s.ok()) << s.ToString();
 }
 
 }  // namespace

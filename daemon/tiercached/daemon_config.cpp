@@ -79,6 +79,28 @@ PolicyOverrides PolicyOverridesFor(const DaemonConfig& c, const SequentialOption
   return o;
 }
 
+Result<CleaningOptions> CleaningOptionsFor(const DaemonConfig& c) {
+  // Each knob was range-checked alone; the one rule between two is checked here, once all are
+  // set, so a config file may list them in any order.
+  if (!(c.dirty_target < c.dirty_high)) {
+    return Status::InvalidArgument("dirty-target " + FormatOptionNumber(c.dirty_target) +
+                                   " must be below dirty-high " +
+                                   FormatOptionNumber(c.dirty_high));
+  }
+  auto nanos = [](double seconds) {
+    return std::chrono::duration_cast<Nanos>(std::chrono::duration<double>(seconds));
+  };
+  CleaningOptions o;
+  o.dirty_target = c.dirty_target;
+  o.dirty_high = c.dirty_high;
+  o.max_dirty_age = nanos(c.max_dirty_age_s);
+  o.age_margin = CleaningOptions::AgeMarginFor(o.max_dirty_age);
+  o.busy_share = c.busy_share;
+  o.idle_after = nanos(c.idle_after_s);
+  TC_RETURN_IF_ERROR(o.validate());
+  return o;
+}
+
 Result<DaemonConfig> ParseDaemonConfig(int argc, char** argv) {
   CLI::App app{"tiercached: serve an SSD-cached HDD as one block device over NBD"};
   std::string config_file;
@@ -120,6 +142,9 @@ Result<DaemonConfig> FinishDaemonConfig(DaemonConfig c) {
     Result<std::string> address = MetricsListenAddress(c.metrics_listen);
     if (!address.ok()) return address.status();
     c.metrics_listen = *address;
+  }
+  if (Result<CleaningOptions> cleaning = CleaningOptionsFor(c); !cleaning.ok()) {
+    return cleaning.status();
   }
   if (c.ublk_recover >= 0) c.ublk = true;
   if (c.ublk) c.commit_acks = true;

@@ -2,6 +2,7 @@
 // parsed and validated. Plain value type; the options are defined once, in daemon_option.cpp.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -9,6 +10,7 @@
 #include "cachelib/common/logger.h"
 #include "cachelib/common/status.h"
 #include "cachelib/device/io_backend.h"
+#include "policy/cleaning/cleaning_options.h"
 #include "policy/policy_options.h"
 
 namespace tiercache {
@@ -72,6 +74,15 @@ struct DaemonConfig {
   // --journal-steps ONE/N,FOUR/N: a persist writes one journal step once the record journal is
   // fuller than ONE/N, up to four above FOUR/N (CacheOptions::store). Empty: the store's default.
   std::string journal_steps;
+  // Write-back cleaning (CacheOptions::cleaning, cleaning_options; policy/cleaning/): --cleaning
+  // target|nop, and target's knobs: --dirty-target RATIO, --dirty-high RATIO, --max-dirty-age
+  // SECONDS, --busy-share RATIO, --idle-after SECONDS. Defaults: CleaningOptions'. Not recorded.
+  std::string cleaning = "target";
+  double dirty_target = CleaningOptions{}.dirty_target;
+  double dirty_high = CleaningOptions{}.dirty_high;
+  double max_dirty_age_s = std::chrono::duration<double>(CleaningOptions{}.max_dirty_age).count();
+  double busy_share = CleaningOptions{}.busy_share;
+  double idle_after_s = std::chrono::duration<double>(CleaningOptions{}.idle_after).count();
   // --metrics [HOST:]PORT: serve the Prometheus text at http://HOST:PORT/metrics, HOST 127.0.0.1
   // unless given; stored as HOST:PORT (MetricsListenAddress). Empty: off (default).
   std::string metrics_listen;
@@ -82,6 +93,11 @@ struct DaemonConfig {
 // The policy flags of `config` as overrides of the recorded choices. --seq-cutoff changes only
 // the cutoffs (and on/off) of `recorded`, the sequential options the superblock holds.
 PolicyOverrides PolicyOverridesFor(const DaemonConfig& config, const SequentialOptions& recorded);
+
+// The cleaning knobs of `config`, the other fields CleaningOptions' defaults; the age margin is
+// a sixth of --max-dirty-age (5 s of the default 30). InvalidArgument naming the options (flags or
+// config keys) when they do not fit together ("dirty-target 0.6 must be below dirty-high 0.5").
+Result<CleaningOptions> CleaningOptionsFor(const DaemonConfig& config);
 
 // Parses argv: `--config FILE` first (LoadConfigFile), then every flag given over it. On
 // --help/--version prints and returns NotFound with an empty message (exit 0); on a usage error

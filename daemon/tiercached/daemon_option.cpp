@@ -9,6 +9,7 @@
 #include "cachelib/common/size_parser.h"
 #include "cachelib/metadata/store_options.h"
 #include "daemon/metrics/metrics_http.h"
+#include "policy/cleaning/cleaning_factory.h"
 #include "policy/replacement/replacement_factory.h"
 
 namespace tiercache {
@@ -43,6 +44,10 @@ Status CheckFillBacklog(const DaemonConfig& c) {
 Status CheckJournalSteps(const DaemonConfig& c) {
   StoreOptions o;
   return ParseJournalSteps(c.journal_steps, o);
+}
+
+Status CheckCleaning(const DaemonConfig& c) {
+  return MakeCleaningPolicy(c.cleaning, CleaningOptions{}).status();
 }
 
 Status CheckLogLevel(const DaemonConfig& c) {
@@ -147,6 +152,27 @@ std::vector<DaemonOption> MakeOptions() {
        "above FOUR/N: later steps write fewer metadata bytes, earlier ones leave more room "
        "(default 13/16,7/8)",
        std::nullopt, CheckJournalSteps},
+      {"cleaning", "", &C::cleaning,
+       "write-back cleaning policy: target (keeps dirty data near --dirty-target, cleans within "
+       "--busy-share while clients are active, all of it once idle) or nop (only on `tiercache "
+       "flush`, a mode change or stop; default target)",
+       std::nullopt, CheckCleaning},
+      {"dirty-target", "", &C::dirty_target,
+       "above this share of the cache dirty, clean even while clients are active, within "
+       "--busy-share (default 0.2)",
+       R{0, 1}},
+      {"dirty-high", "", &C::dirty_high,
+       "above this share of the cache dirty, clean back to back (default 0.5)", R{0.001, 1}},
+      {"max-dirty-age", "", &C::max_dirty_age_s,
+       "written data stays dirty at most about SECONDS: what a lost SSD can cost (default 30)",
+       R{1, 86400}},
+      {"busy-share", "", &C::busy_share,
+       "share of the time cleaning may take while clients are active (default 0.1)",
+       R{0.001, 1}},
+      {"idle-after", "", &C::idle_after_s,
+       "SECONDS without a client request after which the cache is idle and cleans all its "
+       "dirty data (default 1)",
+       R{0.01, 86400}},
       {"metrics", "", &C::metrics_listen,
        "serve Prometheus metrics at http://[HOST:]PORT/metrics (HOST default 127.0.0.1)",
        std::nullopt, CheckMetrics},
@@ -158,13 +184,16 @@ std::vector<DaemonOption> MakeOptions() {
 
 std::string Quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
 
-// Whole numbers in full ("2000000"), others as short as they go ("0.001").
-std::string FormatNumber(double v) {
+}  // namespace
+
+std::string FormatOptionNumber(double v) {
   char buf[32];
   const bool whole = v == std::floor(v) && std::fabs(v) < 1e15;
   std::snprintf(buf, sizeof buf, whole ? "%.0f" : "%g", v);
   return buf;
 }
+
+namespace {
 
 // The whole of `text` as a T (decimal digits, a leading '-' for signed types), or an error.
 template <typename T>
@@ -185,9 +214,9 @@ Status InRange(const DaemonOption& option, double value) {
   if (!option.range || (value >= option.range->min && value <= option.range->max)) {
     return Status::Ok();
   }
-  return Status::InvalidArgument(FormatNumber(value) + " is not in " +
-                                 FormatNumber(option.range->min) + ".." +
-                                 FormatNumber(option.range->max));
+  return Status::InvalidArgument(FormatOptionNumber(value) + " is not in " +
+                                 FormatOptionNumber(option.range->min) + ".." +
+                                 FormatOptionNumber(option.range->max));
 }
 
 // Parses and range-checks `text` into `*out`.

@@ -47,6 +47,10 @@ const DaemonOption* FindDaemonOption(std::string_view name);
 // The option name `name` is most likely a typo of (at most 2 edits away), or "".
 std::string SuggestDaemonOption(std::string_view name);
 
+// Whole numbers in full ("2000000"), others as short as they go ("0.001"), as messages quote
+// option values.
+std::string FormatOptionNumber(double v);
+
 // Parses `text` as the option's kind ("true"/"false" for a flag, "4M" or "4194304" for a size),
 // checks it and stores it in `config`. InvalidArgument on a bad value, with a message that does
 // not name the option: the caller says where it came from ("--poll-us: ", "FILE:3: poll-us: ").

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
 #include <set>
 
@@ -37,7 +38,8 @@ TEST(DaemonOptionTest, NamesAreUniqueFlagNames) {
     EXPECT_EQ(o.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz-"), std::string::npos);
     EXPECT_FALSE(o.help.empty()) << o.name;
   }
-  EXPECT_EQ(names.size(), 36u);  // one per DaemonConfig field but log_level and io_backend, parsed from their names
+  // One per DaemonConfig field but log_level and io_backend, parsed from their names.
+  EXPECT_EQ(names.size(), 42u);
   EXPECT_EQ(FindDaemonOption("config"), nullptr);  // names the file; not an option in it
 }
 
@@ -89,6 +91,15 @@ TEST(DaemonOptionTest, ApplyChecksEachKind) {
   EXPECT_EQ(apply("socket-io", "epoll"), "OK");
   EXPECT_EQ(c.socket_io, "epoll");
   EXPECT_EQ(apply("socket-io", "uring"), "InvalidArgument: 'uring' is not ring or epoll");
+  EXPECT_EQ(apply("cleaning", "nop"), "OK");
+  EXPECT_EQ(c.cleaning, "nop");
+  EXPECT_EQ(apply("cleaning", "alru"),
+            "InvalidArgument: unknown cleaning policy 'alru' (known: target, nop)");
+  EXPECT_EQ(apply("dirty-high", "0"), "InvalidArgument: 0 is not in 0.001..1");
+  EXPECT_EQ(apply("dirty-target", "1.5"), "InvalidArgument: 1.5 is not in 0..1");
+  EXPECT_EQ(apply("busy-share", "0"), "InvalidArgument: 0 is not in 0.001..1");
+  EXPECT_EQ(apply("max-dirty-age", "0.5"), "InvalidArgument: 0.5 is not in 1..86400");
+  EXPECT_EQ(apply("idle-after", "0"), "InvalidArgument: 0 is not in 0.01..86400");
   EXPECT_EQ(apply("admission", "nope"),
             "InvalidArgument: unknown admission policy 'nope' (always, nhit, adaptive)");
 }
@@ -124,6 +135,52 @@ TEST(DaemonConfigTest, FlagsOverrideTheFile) {
   EXPECT_FALSE(c->commit_acks);
   EXPECT_EQ(c->poll_us, 50u);
   EXPECT_EQ(c->socket_path, DefaultExportPath("from-file.img"));
+}
+
+TEST(DaemonConfigTest, CleaningKnobsBecomeCleaningOptions) {
+  Result<DaemonConfig> c =
+      Parse({"--cache", "x", "--cleaning", "nop", "--dirty-target", "0.05", "--dirty-high", "0.1",
+             "--max-dirty-age", "12", "--busy-share", "0.25", "--idle-after", "0.5"});
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->cleaning, "nop");
+  Result<CleaningOptions> o = CleaningOptionsFor(*c);
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_EQ(o->dirty_target, 0.05);
+  EXPECT_EQ(o->dirty_high, 0.1);
+  EXPECT_EQ(o->max_dirty_age, std::chrono::seconds(12));
+  EXPECT_EQ(o->age_margin, std::chrono::seconds(2));  // a sixth of the age bound
+  EXPECT_EQ(o->busy_share, 0.25);
+  EXPECT_EQ(o->idle_after, std::chrono::milliseconds(500));
+  EXPECT_EQ(o->busy_batch_blocks, CleaningOptions{}.busy_batch_blocks);  // not an option
+  // Without the flags: CleaningOptions' defaults, the margin included.
+  c = Parse({"--cache", "x"});
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->cleaning, "target");
+  o = CleaningOptionsFor(*c);
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  const CleaningOptions defaults;
+  EXPECT_EQ(o->dirty_target, defaults.dirty_target);
+  EXPECT_EQ(o->dirty_high, defaults.dirty_high);
+  EXPECT_EQ(o->max_dirty_age, defaults.max_dirty_age);
+  EXPECT_EQ(o->age_margin, defaults.age_margin);
+  EXPECT_EQ(o->busy_share, defaults.busy_share);
+  EXPECT_EQ(o->idle_after, defaults.idle_after);
+}
+
+TEST(DaemonConfigTest, DirtyTargetMustBeBelowDirtyHighWhateverTheOrder) {
+  EXPECT_EQ(ErrorOf({"--cache", "x", "--dirty-target", "0.6"}),
+            "dirty-target 0.6 must be below dirty-high 0.5");
+  EXPECT_EQ(ErrorOf({"--cache", "x", "--dirty-high", "0.2"}),
+            "dirty-target 0.2 must be below dirty-high 0.2");
+  // Checked once every option is set: a file may lower dirty-high before dirty-target.
+  const std::string path = WriteFile("daemon_option_cleaning.conf",
+                                     "cache = \"x\"\ndirty-high = 0.1\ndirty-target = 0.05\n");
+  Result<DaemonConfig> c = Parse({"--config", path});
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->dirty_high, 0.1);
+  EXPECT_EQ(c->dirty_target, 0.05);
+  EXPECT_EQ(ErrorOf({"--config", path, "--dirty-target", "0.1"}),
+            "dirty-target 0.1 must be below dirty-high 0.1");
 }
 
 TEST(DaemonConfigTest, FileErrorsOnePerLine) {

@@ -1,5 +1,5 @@
 // MakeCleaningPolicy: builds a cleaning policy by name ("target", the default, or "nop") from
-// validated options, for the daemon's configuration and `tiercache set-param`. Stateless.
+// validated options, for tiercached --cleaning and the benchmarks. Stateless.
 #pragma once
 
 #include <memory>

@@ -18,13 +18,6 @@ STRIDE=$((M + 256 * K))  # gaps between regions: each write starts a new stream
 
 cd "$TEST_TMP"
 
-# Asserts that jq FILTER applied to JSON gives EXPECTED.
-expect_json() {  # JSON FILTER EXPECTED
-  local got
-  got="$(jq -c "$2" <<<"$1")" || fail "jq $2 on: $1"
-  [ "$got" = "$3" ] || fail "$2 = $got, expected $3"
-}
-
 # Runs one qemu-io with a command per region (pattern i+1 at region i); fails on any mismatch.
 regions() {  # write|read
   local op="$1" cmds=() i out

@@ -55,6 +55,12 @@ Status SyncCleanAll(SimEventLoop& loop, Cache& cache) {
   return RunUntilDone<Status>(loop, [&](IoCallback cb) { cache.clean_all(nullptr, std::move(cb)); });
 }
 
+Status SyncSetCleaning(SimEventLoop& loop, Cache& cache, const std::string& policy,
+                       const CleaningOptions& options) {
+  return RunUntilDone<Status>(
+      loop, [&](IoCallback cb) { cache.set_cleaning(policy, options, std::move(cb)); });
+}
+
 CacheHarness::CacheHarness(uint64_t ssd_bytes, uint64_t core_bytes, FormatOptions format,
                            CacheOptions opts)
     : ssd_mem("ssd", ssd_bytes, 4096),

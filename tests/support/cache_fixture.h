@@ -20,6 +20,8 @@ Status SyncClose(SimEventLoop& loop, Cache& cache);
 Status SyncSetMode(SimEventLoop& loop, Cache& cache, CacheMode mode, bool drain);
 Status SyncSetPolicies(SimEventLoop& loop, Cache& cache, const PolicyOptions& policies);
 Status SyncCleanAll(SimEventLoop& loop, Cache& cache);
+Status SyncSetCleaning(SimEventLoop& loop, Cache& cache, const std::string& policy,
+                       const CleaningOptions& options);
 
 struct CacheHarness {
   // A cache of `ssd_bytes` (SSD, metadata included) in front of a `core_bytes` core.

@@ -165,6 +165,24 @@ std::vector<PolicyOptions> FakeControlTarget::policy_calls() const {
   return policy_calls_;
 }
 
+void FakeControlTarget::set_cleaning(const std::string& policy, const CleaningOptions& options,
+                                     DoneCallback done) {
+  {
+    std::lock_guard lock(mu_);
+    cleaning_calls_.emplace_back(policy, options);
+  }
+  complete(nullptr, {}, std::move(done), [this, policy, options] {
+    std::lock_guard lock(mu_);
+    policy_report_.cleaning = policy;
+    policy_report_.cleaning_options = options;
+  });
+}
+
+std::vector<std::pair<std::string, CleaningOptions>> FakeControlTarget::cleaning_calls() const {
+  std::lock_guard lock(mu_);
+  return cleaning_calls_;
+}
+
 void FakeControlTarget::clean_all(ProgressCallback progress, DoneCallback done) {
   std::vector<uint64_t> values;
   {

@@ -52,6 +52,7 @@ class FakeControlTarget final : public ControlTarget {
   int detach_calls() const;
   int reset_health_calls() const;
   std::vector<PolicyOptions> policy_calls() const;
+  std::vector<std::pair<std::string, CleaningOptions>> cleaning_calls() const;
 
   ControlStatus status() const override;
   CacheCounters counters() const override;
@@ -66,6 +67,9 @@ class FakeControlTarget final : public ControlTarget {
   void reset_health(DoneCallback done) override;
   // On success the status' policies become `next`.
   void set_policies(const PolicyOptions& next, DoneCallback done) override;
+  // On success the policy report's cleaning becomes `policy` and `options`.
+  void set_cleaning(const std::string& policy, const CleaningOptions& options,
+                    DoneCallback done) override;
 
  private:
   void set_status_state(const std::string& state);
@@ -92,6 +96,7 @@ class FakeControlTarget final : public ControlTarget {
   int detach_calls_ = 0;
   int reset_health_calls_ = 0;
   std::vector<PolicyOptions> policy_calls_;
+  std::vector<std::pair<std::string, CleaningOptions>> cleaning_calls_;
   uint64_t detach_bytes_ = 0;
   std::vector<std::thread> threads_;
 };
