@@ -1,12 +1,28 @@
 #include "cachelib/engine/line_index.h"
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 
 namespace tiercache {
+namespace {
 
-LineIndex::LineIndex(uint32_t lines) : table_(std::max<size_t>(16, size_t{lines} * 5 / 4 + 1), 0) {
+// A 3-byte entry needs this many tag bits left beside the slot, or the index takes 4 bytes: with
+// fewer, a probe would confirm false tag matches against the SlotTable (a cache miss) too often.
+constexpr uint32_t kMinTagBits = 3;
+
+}  // namespace
+
+LineIndex::LineIndex(uint32_t lines)
+    : entries_(std::max<size_t>(16, size_t{lines} * 5 / 4 + 1)),
+      slot_bits_(std::max<uint32_t>(1, std::bit_width(lines))) {
   assert(lines <= kMaxSlots);
+  entry_bytes_ = slot_bits_ + kMinTagBits <= 24 ? 3 : 4;
+  const uint32_t tag_bits = entry_bytes_ * 8 - slot_bits_;
+  tag_shift_ = 64 - tag_bits;
+  slot_mask_ = (uint32_t{1} << slot_bits_) - 1;
+  entry_mask_ = entry_bytes_ == 4 ? ~uint32_t{0} : (uint32_t{1} << 24) - 1;
+  bytes_.assign(entries_ * entry_bytes_ + (4 - entry_bytes_), 0);
 }
 
 uint64_t LineIndex::Hash(uint64_t key) {
@@ -20,12 +36,12 @@ uint64_t LineIndex::Hash(uint64_t key) {
 
 uint32_t LineIndex::find(uint64_t core_line, const SlotTable& slots) const {
   const uint64_t h = Hash(core_line);
-  const uint32_t tag = Tag(h);
+  const uint32_t t = tag(h);
   for (size_t pos = home(h);; pos = next(pos)) {
-    uint32_t e = table_[pos];
+    const uint32_t e = get(pos);
     if (e == 0) return kNotFound;
-    if ((e >> kTagShift) == tag) {
-      uint32_t slot = (e & kSlotMask) - 1;
+    if ((e >> slot_bits_) == t) {
+      const uint32_t slot = slot_of(e);
       if (slots.core_line(slot) == core_line) return slot;
     }
   }
@@ -34,29 +50,30 @@ uint32_t LineIndex::find(uint64_t core_line, const SlotTable& slots) const {
 void LineIndex::insert(uint64_t core_line, uint32_t slot) {
   const uint64_t h = Hash(core_line);
   size_t pos = home(h);
-  while (table_[pos] != 0) pos = next(pos);
-  table_[pos] = (Tag(h) << kTagShift) | (slot + 1);
+  while (get(pos) != 0) pos = next(pos);
+  set(pos, entry_for(h, slot));
 }
 
 void LineIndex::erase(uint64_t core_line, uint32_t slot, const SlotTable& slots) {
-  const uint32_t wanted = (Tag(Hash(core_line)) << kTagShift) | (slot + 1);
-  size_t hole = home(Hash(core_line));
-  while (table_[hole] != wanted) {
-    assert(table_[hole] != 0 && "erase of a line that is not indexed");
+  const uint64_t hash = Hash(core_line);
+  const uint32_t wanted = entry_for(hash, slot);
+  size_t hole = home(hash);
+  while (get(hole) != wanted) {
+    assert(get(hole) != 0 && "erase of a line that is not indexed");
     hole = next(hole);
   }
   // Backward shift: move later entries of the cluster into the hole when their home allows it.
   for (size_t pos = next(hole);; pos = next(pos)) {
-    uint32_t e = table_[pos];
+    const uint32_t e = get(pos);
     if (e == 0) break;
-    size_t h = home(Hash(slots.core_line((e & kSlotMask) - 1)));
-    bool movable = hole <= pos ? (h <= hole || h > pos) : (h <= hole && h > pos);
+    const size_t h = home(Hash(slots.core_line(slot_of(e))));
+    const bool movable = hole <= pos ? (h <= hole || h > pos) : (h <= hole && h > pos);
     if (movable) {
-      table_[hole] = e;
+      set(hole, e);
       hole = pos;
     }
   }
-  table_[hole] = 0;
+  set(hole, 0);
 }
 
 }  // namespace tiercache

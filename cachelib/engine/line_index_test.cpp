@@ -23,7 +23,8 @@ TEST(LineIndexTest, FindsInsertedAndForgetsErased) {
   slots.clear(2);
   EXPECT_EQ(index.find(7, slots), LineIndex::kNotFound);
   EXPECT_EQ(index.find(1ull << 40, slots), 0u);
-  EXPECT_EQ(index.memory_size(), 16u * 4u);  // the 16-entry minimum
+  EXPECT_EQ(index.entry_bytes(), 3u);
+  EXPECT_EQ(index.memory_size(), 16u * 3u + 1u);  // the 16-entry minimum, 1 byte of padding
 }
 
 // Random inserts and erases at the maximum load factor agree with std::unordered_map: backward
@@ -59,7 +60,42 @@ TEST(LineIndexTest, MatchesAMapUnderChurnAtFullLoad) {
     auto it = truth.find(k);
     ASSERT_EQ(index.find(k, slots), it == truth.end() ? LineIndex::kNotFound : it->second);
   }
-  EXPECT_EQ(index.memory_size(), (kLines * 5 / 4 + 1) * 4u);
+  EXPECT_EQ(index.memory_size(), (kLines * 5 / 4 + 1) * 3u + 1u);
+}
+
+// A core line (48 bits, as the SlotTable keeps them) spread over the whole range.
+uint64_t Key(uint32_t i) { return (uint64_t{i} + 1) * 0x9E3779B97F4A7C15ull >> 16; }
+
+// The widest slot numbers of each entry size: 3 bytes up to 2^21 - 1 lines (21 slot bits, 3 tag
+// bits), 4 bytes above. Keys hashing to the same home must be told apart by tag or SlotTable.
+TEST(LineIndexTest, HighestSlotsOfBothEntrySizes) {
+  for (uint32_t lines : {(uint32_t{1} << 21) - 1, uint32_t{1} << 21}) {
+    SCOPED_TRACE(lines);
+    SlotTable slots(lines, 1);
+    LineIndex index(lines);
+    EXPECT_EQ(index.entry_bytes(), lines < (uint32_t{1} << 21) ? 3u : 4u);
+    EXPECT_EQ(index.memory_size(), (size_t{lines} * 5 / 4 + 1) * index.entry_bytes() +
+                                       (4 - index.entry_bytes()));
+    std::unordered_map<uint64_t, uint32_t> truth;
+    for (uint32_t i = 0; i < 3000; ++i) {
+      const uint32_t slot = lines - 1 - i * 7;
+      const uint64_t key = Key(i);
+      slots.assign(slot, key);
+      index.insert(key, slot);
+      truth[key] = slot;
+    }
+    for (uint32_t i = 0; i < 3000; i += 2) {  // erase every other one
+      const uint64_t key = Key(i);
+      index.erase(key, truth[key], slots);
+      slots.clear(truth[key]);
+      truth.erase(key);
+    }
+    for (uint32_t i = 0; i < 3000; ++i) {
+      const uint64_t key = Key(i);
+      auto it = truth.find(key);
+      ASSERT_EQ(index.find(key, slots), it == truth.end() ? LineIndex::kNotFound : it->second);
+    }
+  }
 }
 
 }  // namespace
