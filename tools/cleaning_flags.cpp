@@ -47,7 +47,6 @@ double Number(const ControlJson& j, const char* key, double fallback) {
 }  // namespace
 
 void CleaningFlags::add_to(CLI::App* app) {
-  const DaemonConfig defaults;
   app->add_option("--policy", policy, "Cleaning policy: target or nop (tiercached --cleaning)");
   app->add_option("--dirty-target", dirty_target,
                   "Clean while clients are active above this share of the cache dirty")

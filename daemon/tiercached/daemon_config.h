@@ -75,8 +75,8 @@ struct DaemonConfig {
   // fuller than ONE/N, up to four above FOUR/N (CacheOptions::store). Empty: the store's default.
   std::string journal_steps;
   // Write-back cleaning (CacheOptions::cleaning, cleaning_options; policy/cleaning/): --cleaning
-  // target|nop, and target's knobs: --dirty-target RATIO, --dirty-high RATIO, --max-dirty-age
-  // SECONDS, --busy-share RATIO, --idle-after SECONDS. Defaults: CleaningOptions'. Not recorded.
+  // target|nop, and target's knobs: --dirty-target SHARE, --dirty-high SHARE, --max-dirty-age
+  // SECONDS, --busy-share SHARE, --idle-after SECONDS. Defaults: CleaningOptions'. Not recorded.
   std::string cleaning = "target";
   double dirty_target = CleaningOptions{}.dirty_target;
   double dirty_high = CleaningOptions{}.dirty_high;
