@@ -88,5 +88,13 @@ TEST(CrashTest, DurableDataSurvivesPowerCutsInsideRequestsInEveryMode) {
   }
 }
 
+// The round that found a line reused while its durable record still said dirty (write-around,
+// 4 KiB lines: the line was cleaned, dirtied, cleaned again; an older clean staging released it;
+// ShardTrustTest.AnOlderCleanStagingDoesNotReleaseALineCleanedAgain has it alone).
+TEST(CrashTest, SeedThatReusedALineCleanedTwice) {
+  constexpr uint64_t kSeed = 243298380;
+  PowerCutRound(kSeed).run(100 + kSeed % 100, 2);
+}
+
 }  // namespace
 }  // namespace tiercache

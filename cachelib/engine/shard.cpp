@@ -350,11 +350,21 @@ void Shard::set_dirty(uint32_t id, const SectorBits& bits, uint32_t epoch) {
 }
 
 void Shard::release_durable(uint64_t completed_epoch) {
+  // A line cleaned, dirtied and cleaned again has an entry per cleaning. While the newer one waits,
+  // the durable record may say dirty (the persist between them wrote it so): the older entry must
+  // not release the line.
+  waiting_ids_.clear();
+  for (const CleanStaged& c : clean_staged_) {
+    if (c.epoch >= completed_epoch) waiting_ids_.push_back(c.id);
+  }
+  std::sort(waiting_ids_.begin(), waiting_ids_.end());
   size_t kept = 0;
   for (const CleanStaged& c : clean_staged_) {
     if (c.epoch < completed_epoch) {
       // Dirty again since: its durable record may say dirty once more, so it stays marked.
-      if (!any_dirty(c.id)) set_durable_dirty(c.id, false);
+      const bool cleaned_again =
+          std::binary_search(waiting_ids_.begin(), waiting_ids_.end(), c.id);
+      if (!any_dirty(c.id) && !cleaned_again) set_durable_dirty(c.id, false);
     } else {
       clean_staged_[kept++] = c;
     }
@@ -407,7 +417,8 @@ uint64_t Shard::memory_size() const {
          (free_map_.capacity() + dirty_map_.capacity()) * sizeof(uint64_t) +
          clean_staged_.capacity() * sizeof(CleanStaged) +
          (limbo_.capacity() + untrusting_.capacity()) * sizeof(Pending) +
-         untrusted_list_.capacity() * sizeof(uint32_t) + replacement_->memory_size() +
+         (untrusted_list_.capacity() + waiting_ids_.capacity()) * sizeof(uint32_t) +
+         replacement_->memory_size() +
          (learner_ ? learner_->memory_size() : 0) + admission_->memory_size();
 }
 

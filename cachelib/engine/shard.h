@@ -197,6 +197,7 @@ class Shard {
   uint64_t used_ = 0, dirty_count_ = 0;
   std::array<uint64_t, 4> dirty_per_epoch_{};
   std::vector<CleanStaged> clean_staged_;
+  std::vector<uint32_t> waiting_ids_;  // release_durable's scratch: lines with a newer entry
   std::vector<Pending> limbo_;        // evicted lines a durable record may still trust
   std::vector<Pending> untrusting_;   // untrusts not yet known durable
   std::vector<uint32_t> untrusted_list_;  // slots; stale and duplicate entries until compacted

@@ -2,7 +2,8 @@
 // list entries takes ceil(L / max) steps, and changes between steps leave exactly the lines the
 // one-hold walks would leave untrusted: a line written after its mark stays untrusted, one
 // written before its mark is trusted (the core flush follows every mark), and one trusted and
-// written again is listed again for the next round.
+// written again is listed again for the next round. Also: which persist releases a line whose
+// durable record said dirty (release_durable).
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -102,6 +103,39 @@ TEST_F(ShardTrustTest, OneHoldWalksTrustTheSameLines) {
   EXPECT_EQ(changed.size(), kLines);
   EXPECT_EQ(shard.untrusted_lines(), 0u);
   EXPECT_EQ(shard.mark_trust_candidates(), 0u);
+}
+
+// A line cleaned (its clean record staged at persist epoch 1), dirtied again (a persist then says
+// dirty) and cleaned again (staged at 5): persist 3 completing releases the first staging only,
+// and the line stays marked durably dirty, so it is not reused while a durable record says dirty;
+// persist 6 releases it. (A power-cut test found the older staging releasing it: its slot took
+// another block's data while the durable record still said dirty, and the crash served that.)
+TEST_F(ShardTrustTest, AnOlderCleanStagingDoesNotReleaseALineCleanedAgain) {
+  const uint32_t id = kFirst + 2;
+  SectorBits dirty;
+  dirty.set(0);
+  shard.set_valid(id, dirty);
+  shard.set_dirty(id, dirty, 0);
+  shard.set_durable_dirty(id, true);
+  shard.set_dirty(id, SectorBits{}, 0);
+  shard.note_clean_staged(id, 1);
+  shard.set_dirty(id, dirty, 0);
+  shard.set_durable_dirty(id, true);
+  shard.set_dirty(id, SectorBits{}, 0);
+  shard.note_clean_staged(id, 5);
+  shard.release_durable(3);
+  EXPECT_TRUE(shard.durable_dirty(id));
+  shard.release_durable(6);
+  EXPECT_FALSE(shard.durable_dirty(id));
+  // One staging, as before: released by the first persist after it.
+  shard.set_dirty(id, dirty, 0);
+  shard.set_durable_dirty(id, true);
+  shard.set_dirty(id, SectorBits{}, 0);
+  shard.note_clean_staged(id, 7);
+  shard.release_durable(7);
+  EXPECT_TRUE(shard.durable_dirty(id));
+  shard.release_durable(8);
+  EXPECT_FALSE(shard.durable_dirty(id));
 }
 
 }  // namespace
