@@ -115,23 +115,21 @@ TEST_F(ShardTrustTest, AnOlderCleanStagingDoesNotReleaseALineCleanedAgain) {
   SectorBits dirty;
   dirty.set(0);
   shard.set_valid(id, dirty);
-  shard.set_dirty(id, dirty, 0);
-  shard.set_durable_dirty(id, true);
-  shard.set_dirty(id, SectorBits{}, 0);
-  shard.note_clean_staged(id, 1);
-  shard.set_dirty(id, dirty, 0);
-  shard.set_durable_dirty(id, true);
-  shard.set_dirty(id, SectorBits{}, 0);
-  shard.note_clean_staged(id, 5);
+  // As Engine::set_dirty does: dirty (a persist will say so), then clean, staged at `epoch`.
+  auto dirty_then_clean = [&](uint64_t epoch) {
+    shard.set_dirty(id, dirty, 0);
+    shard.set_durable_dirty(id, true);
+    shard.set_dirty(id, SectorBits{}, 0);
+    shard.note_clean_staged(id, epoch);
+  };
+  dirty_then_clean(1);
+  dirty_then_clean(5);
   shard.release_durable(3);
   EXPECT_TRUE(shard.durable_dirty(id));
   shard.release_durable(6);
   EXPECT_FALSE(shard.durable_dirty(id));
   // One staging, as before: released by the first persist after it.
-  shard.set_dirty(id, dirty, 0);
-  shard.set_durable_dirty(id, true);
-  shard.set_dirty(id, SectorBits{}, 0);
-  shard.note_clean_staged(id, 7);
+  dirty_then_clean(7);
   shard.release_durable(7);
   EXPECT_TRUE(shard.durable_dirty(id));
   shard.release_durable(8);
