@@ -352,12 +352,16 @@ void Shard::set_dirty(uint32_t id, const SectorBits& bits, uint32_t epoch) {
 void Shard::release_durable(uint64_t completed_epoch) {
   // A line cleaned, dirtied and cleaned again has an entry per cleaning. While the newer one waits,
   // the durable record may say dirty (the persist between them wrote it so): the older entry must
-  // not release the line.
+  // not release the line. (Collected only when some entry is due: this runs on every allocation.)
   waiting_ids_.clear();
-  for (const CleanStaged& c : clean_staged_) {
-    if (c.epoch >= completed_epoch) waiting_ids_.push_back(c.id);
+  const bool any_due = std::any_of(clean_staged_.begin(), clean_staged_.end(),
+                                   [&](const CleanStaged& c) { return c.epoch < completed_epoch; });
+  if (any_due) {
+    for (const CleanStaged& c : clean_staged_) {
+      if (c.epoch >= completed_epoch) waiting_ids_.push_back(c.id);
+    }
+    std::sort(waiting_ids_.begin(), waiting_ids_.end());
   }
-  std::sort(waiting_ids_.begin(), waiting_ids_.end());
   size_t kept = 0;
   for (const CleanStaged& c : clean_staged_) {
     if (c.epoch < completed_epoch) {
