@@ -1,10 +1,12 @@
 #include "tools/reply_printer.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <set>
 
 #include "cachelib/common/size_parser.h"
+#include "policy/cleaning/cleaning_options.h"
 
 namespace tiercache {
 namespace {
@@ -96,19 +98,17 @@ std::string DescribeCleaningKnobs(const ControlJson& c) {
     return it != c.end() && it->is_number() ? it->get<double>() : -1.0;
   };
   if (number("dirty_target") < 0) return "";
-  auto percent = [&](const char* key) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g%%", number(key) * 100);
-    return std::string(buf);
+  auto ms = [&](const char* key) {
+    const std::chrono::duration<double, std::milli> t(number(key));
+    return std::chrono::duration_cast<Nanos>(t);
   };
-  auto seconds = [&](const char* key) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g s", number(key) / 1000);
-    return std::string(buf);
-  };
-  return "dirty target " + percent("dirty_target") + ", high " + percent("dirty_high") +
-         ", max age " + seconds("max_dirty_age_ms") + ", busy share " + percent("busy_share") +
-         ", idle after " + seconds("idle_after_ms");
+  CleaningOptions o;
+  o.dirty_target = number("dirty_target");
+  o.dirty_high = number("dirty_high");
+  o.max_dirty_age = ms("max_dirty_age_ms");
+  o.busy_share = number("busy_share");
+  o.idle_after = ms("idle_after_ms");
+  return o.describe();
 }
 
 // "failed (SSD errors: 3 read, 0 write, 0 persist; 4 KiB dirty data at risk)".

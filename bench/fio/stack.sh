@@ -11,7 +11,8 @@
 #                 modelled HDD alone
 #   ssd           tiercached in pt mode with --core-model $TC_SSD_MODEL: the modelled SSD alone
 #   wt, wb        a tiercache in that mode: --cache-model $TC_SSD_MODEL over a $TC_CACHE_SIZE
-#                 cache file, --core-model $TC_HDD_MODEL
+#                 cache file, --core-model $TC_HDD_MODEL, and the tiercached flags in
+#                 $TC_CACHE_ARGS (shell words, e.g. "--admission always --cleaning nop")
 #   nbdkit-cache  the hdd setup with nbdkit's cache filter in front (cache=writeback
 #                 cache-on-read=true), see ../shared/notes/peers.md
 # Environment: TIERCACHE_BUILD_DIR (default build/), TC_DISK_SIZE (bytes, default 4 GiB),
@@ -56,7 +57,11 @@ start() {
   local args=(--cache "$dir/ssd.img" --buffered --foreground --socket "$dir/tiercached.sock"
               --control "$dir/tiercached.ctl" --pidfile "$dir/tiercached.pid"
               --core-model "$core_model")
-  [ -z "$cache_model" ] || args+=(--cache-model "$cache_model")
+  if [ -n "$cache_model" ]; then
+    local extra=()
+    eval "extra=(${TC_CACHE_ARGS:-})"
+    args+=(--cache-model "$cache_model" "${extra[@]}")
+  fi
   setsid "$TIERCACHED" "${args[@]}" </dev/null >>"$dir/tiercached.log" 2>&1 &
   wait_for 30 pid_ready "$dir/tiercached.pid" || die "tiercached did not start: $(cat "$dir/tiercached.log")"
   local sock="$dir/tiercached.sock"

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/runner/bench_policies.h"
+
 namespace tiercache::bench {
 
 // One point of HD Tune's curve (hdtune workload): the transfer rate at one position of the area.
@@ -58,11 +60,7 @@ struct BenchResults {
   uint64_t seed = 0;
   std::string hdd_profile, ssd_profile;
   uint64_t cache_bytes = 0;
-  // Engine policy options of the wt/wb setups (--admission, --replacement, --seq-cutoff); empty /
-  // nullopt: the engine's default. policies_applied: whether the setups passed them to the engine.
-  std::string admission, replacement;
-  std::optional<uint64_t> seq_cutoff_bytes;
-  bool policies_applied = false;
+  BenchPolicies policies;  // the wt/wb setups' engine options
   std::vector<WorkloadResult> workloads;
 };
 

@@ -60,10 +60,7 @@ BenchResults RunDetails(const BenchConfig& config) {
   r.hdd_profile = config.hdd_profile;
   r.ssd_profile = config.ssd_profile;
   r.cache_bytes = config.cache_bytes;
-  r.admission = config.admission;
-  r.replacement = config.replacement;
-  r.seq_cutoff_bytes = config.seq_cutoff_bytes;
-  r.policies_applied = SetupAppliesPolicies();
+  r.policies = config.policies;
   return r;
 }
 
@@ -103,13 +100,13 @@ Result<BenchResults> BenchRunner::run(const std::vector<WorkloadSpec>& workloads
     return Status::InvalidArgument("--hdd-model needs an hdd profile, --ssd-model an ssd profile");
   }
   env_ = SetupEnv{hdd.value(), ssd.value(), hdd->hdd.capacity_bytes, config_.cache_bytes,
-                  config_.line_size, config_.seed, config_.admission, config_.replacement,
-                  config_.seq_cutoff_bytes};
+                  config_.line_size, config_.seed, config_.policies};
   BenchResults results = RunDetails(config_);
   char work[] = "/tmp/tiercache-bench.XXXXXX";
   if (config_.realtime) {
     if (mkdtemp(work) == nullptr) return Status::IoError("cannot create a directory in /tmp");
     config_.fio.work_dir = work;
+    config_.fio.cache_daemon_args = config_.policies.daemon_args();
   }
   for (const WorkloadSpec& w : workloads) {
     WorkloadResult wr{w.name, w.metric, w.description, {}};

@@ -33,10 +33,8 @@ struct BenchConfig {
   // Real time: synthetic tests run through fio against real processes (fio_setup_runner.h).
   double fio_runtime_seconds = 5;  // fio runtime per pass; > 0
   FioRunConfig fio = FioRunConfig::Defaults();  // work_dir is made per run
-  // Engine policy options of the wt/wb setups (SetupEnv); shown in the reports.
-  std::string admission;                     // admission policy name; empty: engine default
-  std::string replacement;                   // replacement policy name; empty: engine default
-  std::optional<uint64_t> seq_cutoff_bytes;  // sequential cutoff, bytes; unset: engine default
+  // Engine options of the wt/wb setups, in virtual and in real time; shown in the reports.
+  BenchPolicies policies;
 };
 
 class BenchRunner {

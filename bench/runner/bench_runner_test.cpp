@@ -28,7 +28,7 @@ BenchResults RunBench(const std::string& selection, std::vector<std::string> set
                       std::optional<uint64_t> seq_cutoff = std::nullopt) {
   const CatalogOptions catalog = SmallCatalog();
   BenchConfig config;
-  config.seq_cutoff_bytes = seq_cutoff;
+  config.policies.seq_cutoff_bytes = seq_cutoff;
   config.setups = std::move(setups);
   config.passes = passes;
   config.cache_bytes = cache_bytes;
@@ -203,18 +203,53 @@ TEST(BenchRunnerTest, CatalogMakesHdTuneOverTheTestArea) {
   }
 }
 
-TEST(BenchRunnerTest, PolicyOptionsAreRecordedAndApplied) {
+TEST(BenchRunnerTest, PolicyOptionsAreRecorded) {
   BenchConfig config;
-  config.admission = "always";
-  config.replacement = "s3fifo";
-  config.seq_cutoff_bytes = 0;
+  config.policies.admission = "always";
+  config.policies.replacement = "s3fifo";
+  config.policies.seq_cutoff_bytes = 0;
+  config.policies.cleaning = "nop";
   BenchRunner runner(config, ModelProfiles::Builtin().value());
   auto r = runner.run({}, nullptr);
   ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r->admission, "always");
-  EXPECT_EQ(r->replacement, "s3fifo");
-  EXPECT_EQ(r->seq_cutoff_bytes, std::optional<uint64_t>(0));
-  EXPECT_TRUE(r->policies_applied);
+  EXPECT_EQ(r->policies.admission, "always");
+  EXPECT_EQ(r->policies.replacement, "s3fifo");
+  EXPECT_EQ(r->policies.seq_cutoff_bytes, std::optional<uint64_t>(0));
+  EXPECT_EQ(r->policies.cleaning, "nop");
+}
+
+// Random 4 KiB writes into wb, 2 passes: what reaches the HDD during them is the cleaner's.
+std::vector<uint64_t> WbPassHddWrites(const BenchPolicies& policies) {
+  BenchConfig config;
+  config.setups = {"wb"};
+  config.passes = 2;
+  config.cache_bytes = 128ull << 20;
+  config.policies = policies;
+  auto workloads = WorkloadCatalog(SmallCatalog()).select("cdm:RND4K-Q32T1-write");
+  EXPECT_TRUE(workloads.ok());
+  auto r = BenchRunner(config, ModelProfiles::Builtin().value()).run(workloads.value(), nullptr);
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  const SetupResult& wb = r->workloads.at(0).setups.at(0);
+  EXPECT_EQ(wb.error, "");
+  std::vector<uint64_t> written;
+  for (const PassResult& p : wb.passes) {
+    EXPECT_GT(p.bytes_written, 0u);
+    written.push_back(p.hdd_bytes_written);
+  }
+  return written;
+}
+
+TEST(BenchRunnerTest, CleaningOptionsReachTheWriteBackCache) {
+  // Above 0.1% of the cache dirty, clean back to back: the passes' writes reach the HDD.
+  BenchPolicies eager;
+  eager.cleaning_options.emplace();
+  eager.cleaning_options->dirty_target = 0;
+  eager.cleaning_options->dirty_high = 0.001;
+  for (uint64_t bytes : WbPassHddWrites(eager)) EXPECT_GT(bytes, 0u);
+  // The same knobs under nop, which cleans only on flush, mode change or close: nothing.
+  BenchPolicies nop = eager;
+  nop.cleaning = "nop";
+  EXPECT_EQ(WbPassHddWrites(nop), (std::vector<uint64_t>{0, 0}));
 }
 
 // Loses every read completion: a replay on it can never finish.

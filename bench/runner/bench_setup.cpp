@@ -89,15 +89,7 @@ Status CacheSetup::init(const SetupEnv& env, CacheMode mode, LoopDriver& driver)
       stalled));
   CacheOptions options;
   options.background_loop = &driver.loop();
-  if (!env.admission.empty()) options.policies.admission = env.admission;
-  if (!env.replacement.empty()) options.policies.replacement = env.replacement;
-  if (env.seq_cutoff_bytes) {
-    // 0 turns sequential bypass off; otherwise one cutoff for reads and writes.
-    SequentialOptions& seq = options.policies.sequential.emplace();
-    seq.enabled = *env.seq_cutoff_bytes > 0;
-    seq.read_cutoff_bytes = *env.seq_cutoff_bytes;
-    seq.write_cutoff_bytes = *env.seq_cutoff_bytes;
-  }
+  env.policies.apply_to(&options);
   using Opened = Result<std::unique_ptr<Cache>>;
   Opened cache = Await<Opened>(
       driver,
@@ -111,8 +103,6 @@ Status CacheSetup::init(const SetupEnv& env, CacheMode mode, LoopDriver& driver)
 }
 
 }  // namespace
-
-bool SetupAppliesPolicies() { return true; }
 
 const std::vector<std::string>& BenchSetup::Names() {
   static const std::vector<std::string> names = {"hdd", "ssd", "wt", "wb"};

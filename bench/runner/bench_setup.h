@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cachelib/device/models/model_profiles.h"
+#include "bench/runner/bench_policies.h"
 #include "bench/runner/loop_driver.h"
 #include "cachelib/engine/cache.h"
 
@@ -25,15 +26,8 @@ struct SetupEnv {
   uint64_t cache_bytes = 2ull << 30;   // SSD size of the wt/wb caches, metadata included
   uint32_t line_size = 4096;           // cache line size for the format
   uint64_t seed = 1;
-  // Engine policy options for the wt/wb caches (bench --admission, --replacement, --seq-cutoff).
-  std::string admission;                   // admission policy name; empty: engine default
-  std::string replacement;                 // replacement policy name; empty: engine default
-  std::optional<uint64_t> seq_cutoff_bytes;  // sequential bypass cutoff, bytes; unset: default
+  BenchPolicies policies;               // the wt/wb caches' engine options
 };
-
-// Whether MakeSetup hands SetupEnv's policy options to the engine. False until the engine's
-// policy options exist (engine-v2); the reports say so, so nobody reads a run as a policy's.
-bool SetupAppliesPolicies();
 
 class BenchSetup {
  public:

@@ -132,7 +132,9 @@ Result<CoreCounters> FioSetupRunner::stats(const std::string& dir) const {
 }
 
 std::string FioSetupRunner::stack(const std::string& args) const {
-  return "TIERCACHE_BUILD_DIR=" + Quote(config_.build_dir) +
+  std::string cache_args;  // each word quoted for the shell: stack.sh reads them with eval
+  for (const std::string& a : config_.cache_daemon_args) cache_args += " " + Quote(a);
+  return "TIERCACHE_BUILD_DIR=" + Quote(config_.build_dir) + " TC_CACHE_ARGS=" + Quote(cache_args) +
          " TC_DISK_SIZE=" + std::to_string(4 * config_.cache_bytes) +
          " TC_CACHE_SIZE=" + std::to_string(config_.cache_bytes) +
          " TC_HDD_MODEL=" + Quote(config_.hdd_profile) +

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "bench/runner/bench_results.h"
 #include "bench/runner/workload_catalog.h"
@@ -23,6 +24,8 @@ struct FioRunConfig {
   uint64_t cache_bytes = 512ull << 20;
   uint32_t passes = 5;
   double runtime_seconds = 5;  // per pass (fio runtime=); > 0
+  // tiercached flags of the wt/wb setups (BenchPolicies::daemon_args): stack.sh's TC_CACHE_ARGS.
+  std::vector<std::string> cache_daemon_args;
   // Defaults for fio_dir and build_dir: the source and build trees this binary was built from,
   // or $TIERCACHE_BUILD_DIR.
   static FioRunConfig Defaults();

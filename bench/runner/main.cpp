@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <utility>
 
 #include "bench/runner/bench_runner.h"
 #include "bench/runner/progress_bar.h"
@@ -14,6 +15,8 @@
 #include "bench/workloads/text_fields.h"
 #include "bench/workloads/trace_import.h"
 #include "cachelib/common/size_parser.h"
+#include "daemon/tiercached/daemon_config.h"
+#include "daemon/tiercached/daemon_option.h"
 
 namespace tiercache::bench {
 namespace {
@@ -24,6 +27,8 @@ struct Cli {
   std::string workloads, json, report, profiles, hdd_model = "hdd7200", ssd_model = "sata-ssd";
   std::string cache_size, test_size;
   std::string admission, replacement, seq_cutoff;  // wt/wb engine policy options
+  // wt/wb cleaning, as typed: tiercached's option names and texts (--cleaning, --dirty-target...).
+  std::vector<std::pair<std::string, std::string>> cleaning;
   std::vector<std::string> traces;  // NAME=FORMAT:FILE
   uint32_t passes = 5;
   uint64_t seed = 1;
@@ -63,6 +68,28 @@ void ConfigureQuick(CatalogOptions* catalog, BenchConfig* config) {
   config->fio_runtime_seconds = 1;
 }
 
+// The cleaning flags, checked as tiercached checks its own (same option table, ranges and
+// messages); the knobs are set only when one was given.
+Status ApplyCleaning(const Cli& cli, BenchPolicies* policies) {
+  DaemonConfig daemon;
+  bool knobs = false;
+  for (const auto& [name, text] : cli.cleaning) {
+    if (text.empty()) continue;
+    Status s = ApplyDaemonOption(*FindDaemonOption(name), text, &daemon);
+    if (!s.ok()) return Status::InvalidArgument("--" + name + ": " + s.message());
+    if (name == "cleaning") {
+      policies->cleaning = daemon.cleaning;
+    } else {
+      knobs = true;
+    }
+  }
+  if (!knobs) return Status::Ok();
+  Result<CleaningOptions> options = CleaningOptionsFor(daemon);
+  if (!options.ok()) return options.status();
+  policies->cleaning_options = options.value();
+  return Status::Ok();
+}
+
 Status BuildConfig(const Cli& cli, BenchConfig* config, CatalogOptions* copts) {
   if (cli.quick) ConfigureQuick(copts, config);
   copts->seed = config->seed = cli.seed;
@@ -84,14 +111,14 @@ Status BuildConfig(const Cli& cli, BenchConfig* config, CatalogOptions* copts) {
     if (!size.ok()) return size.status();
     copts->area_bytes = size.value();
   }
-  config->admission = cli.admission;
-  config->replacement = cli.replacement;
+  config->policies.admission = cli.admission;
+  config->policies.replacement = cli.replacement;
   if (!cli.seq_cutoff.empty()) {
     auto size = ParseBenchSize(cli.seq_cutoff, /*allow_zero=*/true);
     if (!size.ok()) return Status::InvalidArgument("--seq-cutoff: " + size.status().message());
-    config->seq_cutoff_bytes = size.value();
+    config->policies.seq_cutoff_bytes = size.value();
   }
-  return Status::Ok();
+  return ApplyCleaning(cli, &config->policies);
 }
 
 std::string Selection(const Cli& cli) {
@@ -179,13 +206,19 @@ int main(int argc, char** argv) {
   app.add_option("--test-size", cli.test_size,
                  "CrystalDiskMark/AS SSD/HD Tune test area, e.g. 1G (cdm-large uses twice the "
                  "cache)");
-  app.add_option("--admission", cli.admission,
-                 "wt/wb admission policy name (recorded in the reports; engine-v2 applies it)");
-  app.add_option("--replacement", cli.replacement,
-                 "wt/wb replacement policy name (recorded in the reports; engine-v2 applies it)");
+  app.add_option("--admission", cli.admission, "wt/wb admission policy name");
+  app.add_option("--replacement", cli.replacement, "wt/wb replacement policy name");
   app.add_option("--seq-cutoff", cli.seq_cutoff,
-                 "wt/wb sequential cutoff in bytes, e.g. 4M; 0 allowed (recorded in the reports; "
-                 "engine-v2 applies it)");
+                 "wt/wb sequential bypass cutoff in bytes, e.g. 4M (0: bypass off)");
+  // tiercached's cleaning flags, with its help; checked by BuildConfig with its option table.
+  cli.cleaning = {{"cleaning", ""},    {"dirty-target", ""}, {"dirty-high", ""},
+                  {"max-dirty-age", ""}, {"busy-share", ""},   {"idle-after", ""}};
+  for (auto& [name, text] : cli.cleaning) {
+    app.add_option("--" + name, text, "wt/wb: " + tiercache::FindDaemonOption(name)->help)
+        ->type_name(name == "cleaning"                                     ? "NAME"
+                    : name == "max-dirty-age" || name == "idle-after" ? "SECONDS"
+                                                                      : "SHARE");
+  }
   app.add_option("--idle", cli.idle_seconds, "idle seconds between passes (cleaning, destaging)")
       ->check(CLI::Range(0.0, 3600.0));
   app.add_option("--fio-runtime", cli.fio_runtime,

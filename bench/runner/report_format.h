@@ -56,16 +56,5 @@ inline std::string MiB(uint64_t bytes) {
   return Fixed(static_cast<double>(bytes) / (1 << 20), 1) + " MiB";
 }
 
-// The wt/wb setups' engine policy options for report headers: "admission s3fifo, replacement
-// default, seq cutoff 4194304 B", noting when the engine did not get them.
-inline std::string PoliciesSummary(const BenchResults& r) {
-  std::string s = "admission " + (r.admission.empty() ? "default" : r.admission) +
-                  ", replacement " + (r.replacement.empty() ? "default" : r.replacement) +
-                  ", seq cutoff " +
-                  (r.seq_cutoff_bytes ? std::to_string(*r.seq_cutoff_bytes) + " B" : "default");
-  const bool any = !r.admission.empty() || !r.replacement.empty() || r.seq_cutoff_bytes;
-  if (any && !r.policies_applied) s += " (recorded only: not passed to this engine yet)";
-  return s;
-}
 
 }  // namespace tiercache::bench

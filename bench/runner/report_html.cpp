@@ -179,7 +179,7 @@ std::string ToHtml(const BenchResults& r) {
     << " passes per workload and setup, pass 1 cold (freshly built setup); seed " << r.seed
     << ". hdd = the disk alone, ssd = the SSD alone, wt = tiercache write-through (like Smart "
        "Response Enhanced), wb = write-back (like Maximized). wt/wb engine policies: "
-    << Escape(PoliciesSummary(r)) << ".</p>";
+    << Escape(r.policies.summary()) << ".</p>";
   o << "<h2>Warm speed-up over the HDD (last pass)</h2>" << SummaryChart(r);
   for (const auto& w : r.workloads) {
     o << "<h2>" << Escape(w.name) << "</h2><p class='note'>" << Escape(w.description) << " &mdash; "

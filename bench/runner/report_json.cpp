@@ -1,6 +1,7 @@
 #include "bench/runner/report_json.h"
 
 #include <cerrno>
+#include <chrono>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -11,6 +12,21 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 Json Optional(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
+
+// A policy name given to the wt/wb setups; null for the engine's default.
+Json NameOrNull(const std::string& name) { return name.empty() ? Json(nullptr) : Json(name); }
+
+// The cleaning knobs under the keys `tiercache status --json` uses.
+Json KnobsJson(const CleaningOptions& o) {
+  auto ms = [](Nanos t) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(t).count();
+  };
+  return Json{{"dirty_target", o.dirty_target},
+              {"dirty_high", o.dirty_high},
+              {"max_dirty_age_ms", ms(o.max_dirty_age)},
+              {"busy_share", o.busy_share},
+              {"idle_after_ms", ms(o.idle_after)}};
+}
 
 Json PassJson(const PassResult& p) {
   Json out{{"seconds", p.seconds},
@@ -58,6 +74,7 @@ std::string ToJsonText(const BenchResults& results) {
                              {"description", w.description},
                              {"setups", std::move(setups)}});
   }
+  const BenchPolicies& p = results.policies;
   Json doc{{"workloads", std::move(workloads)},
            {"mode", results.mode},
            {"passes", results.passes},
@@ -65,12 +82,12 @@ std::string ToJsonText(const BenchResults& results) {
            {"hdd_model", results.hdd_profile},
            {"ssd_model", results.ssd_profile},
            {"cache_bytes", results.cache_bytes},
-           {"admission", results.admission.empty() ? Json(nullptr) : Json(results.admission)},
-           {"replacement",
-            results.replacement.empty() ? Json(nullptr) : Json(results.replacement)},
-           {"seq_cutoff_bytes",
-            results.seq_cutoff_bytes ? Json(*results.seq_cutoff_bytes) : Json(nullptr)},
-           {"policies_applied", results.policies_applied}};
+           {"admission", NameOrNull(p.admission)},
+           {"replacement", NameOrNull(p.replacement)},
+           {"seq_cutoff_bytes", p.seq_cutoff_bytes ? Json(*p.seq_cutoff_bytes) : Json(nullptr)},
+           {"cleaning", NameOrNull(p.cleaning)},
+           {"cleaning_options",
+            p.cleaning_options ? KnobsJson(*p.cleaning_options) : Json(nullptr)}};
   return doc.dump(2) + "\n";
 }
 

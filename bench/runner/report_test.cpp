@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include <nlohmann/json.hpp>
 
 #include "bench/runner/position_chart.h"
@@ -49,8 +51,11 @@ PassResult Curve(std::vector<double> rates) {
 // hdtune, 2 passes of 3 positions; wb failed.
 BenchResults HdTuneSample() {
   BenchResults r = Sample();
-  r.admission = "s3fifo";
-  r.seq_cutoff_bytes = 4 << 20;
+  r.policies.admission = "s3fifo";
+  r.policies.seq_cutoff_bytes = 4 << 20;
+  r.policies.cleaning = "nop";
+  r.policies.cleaning_options.emplace().dirty_high = 0.75;
+  r.policies.cleaning_options->max_dirty_age = std::chrono::milliseconds(2500);
   WorkloadResult w{"hdtune", "mb_per_s", "HD Tune", {}};
   w.setups = {{"hdd", {Curve({150, 200, 210}), Curve({180, 200, 210})}, ""},
               {"ssd", {Curve({500, 500, 500}), Curve({500, 500, 500})}, ""},
@@ -96,7 +101,9 @@ TEST(ReportTest, JsonHasTheScriptShape) {
   EXPECT_TRUE(doc["admission"].is_null());
   EXPECT_TRUE(doc["replacement"].is_null());
   EXPECT_TRUE(doc["seq_cutoff_bytes"].is_null());
-  EXPECT_EQ(doc["policies_applied"], false);
+  EXPECT_TRUE(doc["cleaning"].is_null());
+  EXPECT_TRUE(doc["cleaning_options"].is_null());
+  EXPECT_FALSE(doc.contains("policies_applied"));
 }
 
 TEST(ReportTest, JsonHasHdTunePositionsPerPass) {
@@ -115,6 +122,9 @@ TEST(ReportTest, JsonHasHdTunePositionsPerPass) {
   EXPECT_EQ(doc["admission"], "s3fifo");
   EXPECT_TRUE(doc["replacement"].is_null());
   EXPECT_EQ(doc["seq_cutoff_bytes"], 4u << 20);
+  EXPECT_EQ(doc["cleaning"], "nop");
+  EXPECT_EQ(doc["cleaning_options"], nlohmann::json::parse(R"({"dirty_target": 0.2,
+      "dirty_high": 0.75, "max_dirty_age_ms": 2500, "busy_share": 0.1, "idle_after_ms": 1000})"));
 }
 
 TEST(ReportTest, TextTableShowsPassesSpeedupHitRatioAndSsdWrites) {
@@ -126,7 +136,7 @@ TEST(ReportTest, TextTableShowsPassesSpeedupHitRatioAndSsdWrites) {
   EXPECT_NE(t.find("wb            error: NotSupported: no engine"), std::string::npos) << t;
   EXPECT_NE(t.find("== cdm:SEQ1M-Q8T1-read  (MB/s, higher is better)"), std::string::npos) << t;
   EXPECT_NE(t.find("wt/wb engine policies: admission default, replacement default, seq cutoff "
-                   "default\n"),
+                   "default, cleaning default\n"),
             std::string::npos)
       << t;
   EXPECT_EQ(t.find("positions"), std::string::npos) << t;
@@ -135,7 +145,8 @@ TEST(ReportTest, TextTableShowsPassesSpeedupHitRatioAndSsdWrites) {
 TEST(ReportTest, TextShowsHdTunePositionsAndTheRatioView) {
   const std::string t = FormatTextReport(HdTuneSample());
   EXPECT_NE(t.find("wt/wb engine policies: admission s3fifo, replacement default, seq cutoff "
-                   "4194304 B (recorded only: not passed to this engine yet)\n"),
+                   "4194304 B, cleaning nop (dirty target 20%, high 75%, max age 2.5 s, busy "
+                   "share 10%, idle after 1 s)\n"),
             std::string::npos)
       << t;
   EXPECT_NE(t.find("  hdd       positions MB/s: min 150.0, avg 191.7, max 210.0\n"),

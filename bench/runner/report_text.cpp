@@ -81,7 +81,7 @@ std::string FormatTextReport(const BenchResults& results) {
   out << "tiercache bench: " << (results.mode == "realtime" ? "real" : "virtual") << " time, HDD "
       << results.hdd_profile << ", SSD " << results.ssd_profile << ", cache "
       << Bytes(results.cache_bytes) << ", " << results.passes << " passes (pass 1 cold), seed " << results.seed << "\n"
-      << "wt/wb engine policies: " << PoliciesSummary(results) << "\n\n";
+      << "wt/wb engine policies: " << results.policies.summary() << "\n\n";
   for (const WorkloadResult& w : results.workloads) FormatWorkload(w, results.passes, out);
   out << FormatRatioView(ComputeRatioView(results), results.passes);
   return out.str();

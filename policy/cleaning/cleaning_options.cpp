@@ -1,5 +1,7 @@
 #include "policy/cleaning/cleaning_options.h"
 
+#include <cstdio>
+
 namespace tiercache {
 namespace {
 
@@ -35,6 +37,19 @@ Status CleaningOptions::validate() const {
         "max_write_bytes must be a multiple of 4096 in [4096, 67108864]");
   }
   return Status::Ok();
+}
+
+std::string CleaningOptions::describe() const {
+  auto format = [](const char* f, double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, f, v);
+    return std::string(buf);
+  };
+  auto percent = [&](double share) { return format("%g%%", share * 100); };
+  auto seconds = [&](Nanos t) { return format("%g s", std::chrono::duration<double>(t).count()); };
+  return "dirty target " + percent(dirty_target) + ", high " + percent(dirty_high) + ", max age " +
+         seconds(max_dirty_age) + ", busy share " + percent(busy_share) + ", idle after " +
+         seconds(idle_after);
 }
 
 }  // namespace tiercache

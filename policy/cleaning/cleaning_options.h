@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <string>
 
 #include "cachelib/common/clock.h"
 #include "cachelib/common/status.h"
@@ -48,6 +49,9 @@ struct CleaningOptions {
 
   // InvalidArgument naming the first bad field.
   Status validate() const;
+  // The knobs an operator sets: "dirty target 20%, high 50%, max age 30 s, busy share 10%, idle
+  // after 1 s".
+  std::string describe() const;
 };
 
 }  // namespace tiercache

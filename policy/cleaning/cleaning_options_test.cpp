@@ -66,5 +66,18 @@ TEST(CleaningOptionsTest, ValidateNamesTheBadField) {
   }
 }
 
+TEST(CleaningOptionsTest, DescribesTheOperatorKnobs) {
+  EXPECT_EQ(CleaningOptions{}.describe(),
+            "dirty target 20%, high 50%, max age 30 s, busy share 10%, idle after 1 s");
+  CleaningOptions o;
+  o.dirty_target = 0.05;
+  o.dirty_high = 0.925;
+  o.max_dirty_age = std::chrono::milliseconds(1500);
+  o.busy_share = 1;
+  o.idle_after = std::chrono::milliseconds(10);
+  EXPECT_EQ(o.describe(),
+            "dirty target 5%, high 92.5%, max age 1.5 s, busy share 100%, idle after 0.01 s");
+}
+
 }  // namespace
 }  // namespace tiercache

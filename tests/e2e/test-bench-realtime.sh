@@ -2,7 +2,8 @@
 # tiercache-bench --realtime: two CrystalDiskMark tests through fio's nbd engine against real
 # setups (tiercached with --core-model/--cache-model; nbdkit's cache filter when installed),
 # 2 passes of 1 s each. Asserts the JSON shape and that every setup and pass measured something
-# (numbers > 0, no errors); not speed.
+# (numbers > 0, no errors); not speed. Then one run with engine options, checking that the wb
+# daemon ran with them.
 set -euo pipefail
 source "$(dirname "$0")/../functions.sh"
 requires fio --enghelp=nbd
@@ -45,4 +46,23 @@ done
 # The read test read and the write test wrote.
 [ "$(jq '.workloads[0].setups[0].passes[0].bytes_read > 0' "$json")" = true ] || fail "no bytes read"
 [ "$(jq '.workloads[1].setups[0].passes[0].bytes_written > 0' "$json")" = true ] || fail "no bytes written"
+# The engine options reach the wt/wb daemons: admitting everything with bypass off, a sequential
+# write puts all its bytes on the SSD, and with nop cleaning none reaches the HDD during the pass.
+json="$TEST_TMP/options.json"
+out="$TEST_TMP/out.txt"
+"$BENCH" --realtime --quick --passes 1 --fio-runtime 1 --setups wb \
+  --workloads cdm:SEQ1M-Q8T1-write --admission always --seq-cutoff 0 --cleaning nop \
+  --dirty-high 0.9 --json "$json" >"$out" 2>&1 ||
+  { cat "$out"; fail "tiercache-bench with options failed"; }
+header="wt/wb engine policies: admission always, replacement default, seq cutoff 0 B"
+header="$header, cleaning nop (dirty target 20%, high 90%,"
+grep -qF "$header" "$out" || fail "options missing from the header: $(grep policies "$out")"
+[ "$(jq -c '[.admission, .seq_cutoff_bytes, .cleaning, .cleaning_options.dirty_high]' "$json")" = \
+  '["always",0,"nop",0.9]' ] ||
+  fail "options in JSON: $(jq -c '[.admission, .cleaning_options]' "$json")"
+pass="$(jq -c '.workloads[0].setups[0].passes[0]' "$json")"
+[ "$(jq '.error // empty' <<<"$pass")" = "" ] || fail "wb failed: $pass"
+[ "$(jq '.bytes_written > 0 and .ssd_bytes_written >= .bytes_written' <<<"$pass")" = true ] ||
+  fail "not every written byte went to the SSD: $pass"
+[ "$(jq .hdd_bytes_written <<<"$pass")" = 0 ] || fail "nop cleaning wrote to the HDD: $pass"
 echo "PASS: $0"
