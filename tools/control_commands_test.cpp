@@ -86,14 +86,19 @@ ControlStatus SampleStatus() {
   return s;
 }
 
-TEST_F(ControlCommandsTest, StatusForHumans) {
-  target_.set_status(SampleStatus());
-  target_.set_current_mode(CacheMode::kWriteBack);
+// 4000 lines used, 16 of them dirty with one sector each (64 KiB).
+CacheCounters SixteenDirtyLines() {
   CacheCounters c;
   c.lines_used = 4000;
   c.lines_dirty = 16;
   c.dirty_sectors = 16;
-  target_.set_counters(c);
+  return c;
+}
+
+TEST_F(ControlCommandsTest, StatusForHumans) {
+  target_.set_status(SampleStatus());
+  target_.set_current_mode(CacheMode::kWriteBack);
+  target_.set_counters(SixteenDirtyLines());
   PolicyReport report;
   report.index_bytes = 204800;
   report.cleaning = "target";
@@ -122,6 +127,24 @@ TEST_F(ControlCommandsTest, StatusForHumans) {
   EXPECT_EQ(err_.str(), "");
 }
 
+TEST_F(ControlCommandsTest, StatusSaysWhyCleaningFails) {
+  target_.set_status(SampleStatus());
+  target_.set_counters(SixteenDirtyLines());
+  PolicyReport report;
+  report.cleaning = "target";
+  report.flush_eta_ns = -1;
+  report.cleaning_reason = "idle";
+  report.cleaning_error = "NoSpace: pwrite /srv/hdd.img offset 0 length 4096: No space left";
+  target_.set_policy_report(report);
+  start_server();
+  EXPECT_EQ(run(RunStatus), kExitOk) << err_.str();
+  EXPECT_NE(out_.str().find("cleaning:   target, 64 KiB dirty, oldest 0.0 s, flush ETA unknown "
+                            "(last: error: NoSpace: pwrite /srv/hdd.img offset 0 length 4096: No "
+                            "space left)\n"),
+            std::string::npos)
+      << out_.str();
+}
+
 TEST_F(ControlCommandsTest, StatusAsJsonIsTheDaemonReply) {
   ControlStatus s = SampleStatus();
   s.export_path = "";
@@ -138,7 +161,8 @@ TEST_F(ControlCommandsTest, StatusAsJsonIsTheDaemonReply) {
             R"("replacement":"lru","sequential":{"enabled":true,"read_cutoff_bytes":1048576,)"
             R"("write_cutoff_bytes":1048576,"streams":64},"index_bytes":0},)"
             R"("cleaning":{"policy":"","dirty_bytes":0,"oldest_dirty_age_ms":0,"flush_eta_ms":-1,)"
-            R"("clean_rate_bytes_per_s":0,"last_reason":"","dirty_target":0.2,"dirty_high":0.5,)"
+            R"("clean_rate_bytes_per_s":0,"last_reason":"","last_error":"",)"
+            R"("dirty_target":0.2,"dirty_high":0.5,)"
             R"("max_dirty_age_ms":30000,"busy_share":0.1,"idle_after_ms":1000},"health":"ok",)"
             R"("ssd_errors":{"read":0,"write":0,"persist":0},"dirty_bytes_at_risk":0}})"
             "\n");
@@ -167,6 +191,7 @@ TEST_F(ControlCommandsTest, StatsForHumans) {
   c.dirty_sectors = 40;
   c.evictions = 7;
   c.cleaner_writes = 8;
+  c.cleaner_write_errors = 2;
   c.cleaned_lines = 9;
   c.fill_skipped_bytes = 2ull << 20;
   c.errors = 1;
@@ -193,7 +218,7 @@ TEST_F(ControlCommandsTest, StatsForHumans) {
             "ssd:        3 MiB read, 1.5 MiB written, 2 MiB of misses not cached (SSD behind)\n"
             "core:       4 KiB read, 0 B written\n"
             "lines:      16000 total, 900 used, 12 dirty (40 dirty sectors), 0 not yet crash-safe\n"
-            "cleaning:   7 evictions, 8 cleaner writes, 9 lines cleaned\n"
+            "cleaning:   7 evictions, 8 cleaner writes (2 failed), 9 lines cleaned\n"
             "requests:   2 flushes, 3 discards, 4 write-zeroes\n"
             "errors:     1\n"
             "ssd errors: 0 read, 0 write, 0 persist; 0 switches to pass-through\n"

@@ -18,7 +18,8 @@ const std::set<std::string> kKnownCounters = {
     "read_miss_bytes", "write_hit_bytes",  "write_miss_bytes", "bytes_read_ssd",
     "bytes_written_ssd", "bytes_read_core", "bytes_written_core", "lines_total",
     "lines_used",     "lines_dirty",       "dirty_sectors",   "lines_untrusted", "evictions",
-    "cleaner_writes", "cleaned_lines", "fill_skipped_bytes", "errors",          "flushes",
+    "cleaner_writes", "cleaner_write_errors", "cleaned_lines", "fill_skipped_bytes", "errors",
+    "flushes",
     "discards",       "write_zeroes",      "policy_counters", "ssd_read_errors",
     "ssd_write_errors", "ssd_persist_errors", "ssd_failovers", "cache_name", "health",
     "oldest_dirty_age_ms", "latency"};
@@ -72,6 +73,13 @@ std::string DescribeCutoffs(const ControlJson& seq) {
   return FormatSize(read) + " reads, " + FormatSize(write) + " writes";
 }
 
+// Why the cleaner last cleaned or waited, or its error while its batches fail: "idle", "error:
+// pwrite /hdd.img offset 0 length 4096: No space left on device (NoSpace)".
+std::string LastCleaning(const ControlJson& c) {
+  const std::string error = JsonString(c, "last_error", "");
+  return error.empty() ? JsonString(c, "last_reason") : "error: " + error;
+}
+
 // "target, 12 MiB dirty, oldest 3.0 s, flush ETA 1.2 s (last: idle)".
 std::string DescribeCleaning(const ControlJson& c) {
   auto ms = [&](const char* key) -> int64_t {
@@ -86,8 +94,7 @@ std::string DescribeCleaning(const ControlJson& c) {
   const int64_t eta = ms("flush_eta_ms");
   return JsonString(c, "policy") + ", " + FormatSize(JsonU64(c, "dirty_bytes")) + " dirty, oldest " +
          seconds(std::max<int64_t>(0, ms("oldest_dirty_age_ms"))) + ", flush ETA " +
-         (eta < 0 ? std::string("unknown") : seconds(eta)) + " (last: " +
-         JsonString(c, "last_reason") + ")";
+         (eta < 0 ? std::string("unknown") : seconds(eta)) + " (last: " + LastCleaning(c) + ")";
 }
 
 // "dirty target 20%, high 50%, max age 30 s, busy share 10%, idle after 1 s", or "" from a
@@ -295,7 +302,8 @@ void PrintStats(const ControlJson& c, std::ostream& out) {
       << N(v("lines_dirty")) << " dirty (" << N(v("dirty_sectors")) << " dirty sectors), "
       << N(v("lines_untrusted")) << " not yet crash-safe\n"
       << "cleaning:   " << N(v("evictions")) << " evictions, " << N(v("cleaner_writes"))
-      << " cleaner writes, " << N(v("cleaned_lines")) << " lines cleaned\n"
+      << " cleaner writes (" << N(v("cleaner_write_errors")) << " failed), "
+      << N(v("cleaned_lines")) << " lines cleaned\n"
       << "requests:   " << N(v("flushes")) << " flushes, " << N(v("discards")) << " discards, "
       << N(v("write_zeroes")) << " write-zeroes\n"
       << "errors:     " << N(v("errors")) << "\n"

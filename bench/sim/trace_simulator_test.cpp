@@ -38,6 +38,7 @@ std::vector<std::pair<const char*, uint64_t>> Fields(const CacheCounters& c) {
           {"lines_untrusted", c.lines_untrusted},
           {"evictions", c.evictions},
           {"cleaner_writes", c.cleaner_writes},
+          {"cleaner_write_errors", c.cleaner_write_errors},
           {"cleaned_lines", c.cleaned_lines},
           {"fill_skipped_bytes", c.fill_skipped_bytes},
           {"errors", c.errors},
@@ -50,7 +51,7 @@ std::vector<std::pair<const char*, uint64_t>> Fields(const CacheCounters& c) {
           {"ssd_failovers", c.ssd_failovers}};
 }
 // The list above must name every field: CacheCounters is nothing but uint64_t counters.
-static_assert(sizeof(CacheCounters) == 32 * sizeof(uint64_t), "a counter was added: list it");
+static_assert(sizeof(CacheCounters) == 33 * sizeof(uint64_t), "a counter was added: list it");
 
 // The same plan through a Cache on MemoryDevices (real data, written with a pattern), QD1,
 // running the loop until idle after each request, as the simulator does.

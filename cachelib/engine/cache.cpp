@@ -172,6 +172,7 @@ CacheCounters Cache::counters() const {
   out.evictions = c.evictions.load();
   out.fill_skipped_bytes = c.fill_skipped_bytes.load();
   out.cleaner_writes = c.cleaner_writes.load();
+  out.cleaner_write_errors = c.cleaner_write_errors.load();
   out.cleaned_lines = c.cleaned_lines.load();
   out.errors = c.errors.load();
   out.flushes = c.flushes.load();
@@ -250,6 +251,7 @@ PolicyReport Cache::policy_report() const {
   r.flush_eta_ns = cleaner.flush_eta_ns;
   r.clean_rate_bytes_per_s = cleaner.clean_rate_bytes_per_s;
   r.cleaning_reason = cleaner.last_reason;
+  r.cleaning_error = cleaner.last_error;
   r.cleaning_options = cleaner.options;
   for (auto& shard : engine_->shards()) {
     std::lock_guard lock(shard->mu);

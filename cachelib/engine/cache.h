@@ -39,7 +39,9 @@ struct CacheCounters {
   uint64_t dirty_sectors = 0;
   // Used lines whose clean copies a crash would forget now (not yet covered by a trust round).
   uint64_t lines_untrusted = 0;
-  uint64_t evictions = 0, cleaner_writes = 0, cleaned_lines = 0;
+  // Core writes by the cleaner that completed, and that failed (a full or failing core: the
+  // lines stay dirty and the cleaner tries again later).
+  uint64_t evictions = 0, cleaner_writes = 0, cleaner_write_errors = 0, cleaned_lines = 0;
   // Read-miss bytes not copied to the SSD because max_fill_backlog_bytes of fills were pending.
   uint64_t fill_skipped_bytes = 0;
   uint64_t errors = 0;
@@ -133,6 +135,7 @@ struct PolicyReport {
   int64_t flush_eta_ns = -1;         // at the last measured cleaning rate; -1: unknown
   uint64_t clean_rate_bytes_per_s = 0;
   std::string cleaning_reason;       // why the cleaner last cleaned or waited
+  std::string cleaning_error;        // why its last batch failed; empty once a batch succeeds
   CleaningOptions cleaning_options;  // the knobs in use (options, or the last set_cleaning)
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "cachelib/common/logger.h"
 #include "cachelib/engine/engine.h"
 #include "cachelib/engine/io_paths.h"
 #include "cachelib/engine/writeback_run.h"
@@ -27,6 +28,13 @@ struct Cleaner::Batch {
   Status status;
   Nanos started{0};
 };
+
+Nanos Cleaner::RetryDelay(Nanos idle_after, uint64_t failures) {
+  const Nanos cap = std::max(idle_after, kMaxRetryDelay);
+  Nanos delay = idle_after;
+  for (uint64_t n = 1; n < failures && delay < cap; ++n) delay *= 2;
+  return std::min(delay, cap);
+}
 
 Cleaner::Cleaner(Engine& engine) : engine_(engine), loop_(engine.options.background_loop) {}
 
@@ -107,13 +115,14 @@ CleanerStatus Cleaner::status() const {
     std::lock_guard lock(report_mu_);
     s.policy = policy_->name();
     s.options = options_;
+    s.last_error = last_error_;
   }
   s.oldest_dirty_age_ns = oldest_age_ns_.load();
   s.clean_rate_bytes_per_s = rate_bytes_per_s_.load();
   uint64_t dirty_bytes = engine_.counters.dirty_sectors.load() * kSectorSize;
   if (dirty_bytes == 0) {
     s.flush_eta_ns = 0;
-  } else if (s.clean_rate_bytes_per_s > 0) {
+  } else if (s.clean_rate_bytes_per_s > 0 && s.last_error.empty()) {
     Nanos eta = EstimateFlushTime(dirty_bytes, s.clean_rate_bytes_per_s);
     s.flush_eta_ns = eta == Nanos::max() ? -1 : eta.count();
   }
@@ -360,12 +369,15 @@ void Cleaner::after_batch(const Batch& batch, Status status) {
     rate_bytes_per_s_ = uint64_t(double(last_batch_bytes_) * 1e9 /
                                  double(last_batch_duration_.count()));
   }
+  note_batch_result(status);
   if (!status.ok()) {
-    // Do not spin on a failing device: report, and try again after a pause.
+    // Do not spin on a failing device: report, and try again after a pause that doubles with
+    // each failure (a full core would otherwise have a batch read from the SSD every second).
     for (auto& w : drain_waiters_) w.second(status);
     drain_waiters_.clear();
+    wake_at_ = ~uint64_t{0};  // new dirty lines do not cut the pause short; flush and kick do
     timer_armed_ = true;
-    timer_id_ = loop_->schedule_after(options_.idle_after, [this] {
+    timer_id_ = loop_->schedule_after(RetryDelay(options_.idle_after, failed_batches_), [this] {
       timer_armed_ = false;
       decide();
     });
@@ -376,6 +388,24 @@ void Cleaner::after_batch(const Batch& batch, Status status) {
     if (w.first) w.first(remaining);
   }
   decide();
+}
+
+void Cleaner::note_batch_result(const Status& status) {
+  if (status.ok()) {
+    if (failed_batches_ == 0) return;
+    LogInfo("cleaning_recovered", {{"core", engine_.core.name()},
+                                   {"failed_batches", std::to_string(failed_batches_)}});
+    failed_batches_ = 0;
+    std::lock_guard lock(report_mu_);
+    last_error_.clear();
+    return;
+  }
+  // Once per streak: a full core fails every retry, and each would say the same.
+  if (failed_batches_++ == 0) {
+    LogError("cleaning_error", {{"core", engine_.core.name()}, {"error", status.ToString()}});
+  }
+  std::lock_guard lock(report_mu_);
+  last_error_ = status.ToString();
 }
 
 }  // namespace tiercache

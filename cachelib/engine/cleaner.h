@@ -33,6 +33,9 @@ struct CleanerStatus {
   int64_t flush_eta_ns = -1;        // at the last measured cleaning rate; -1: not measured yet
   uint64_t clean_rate_bytes_per_s = 0;
   std::string last_reason = "none";  // why the last plan cleaned or waited
+  // Why the last batch failed (a core write or flush, an SSD read, a persist); empty once one
+  // succeeds. While set, flush_eta_ns is -1: the rate says nothing about a failing device.
+  std::string last_error;
 };
 
 class Cleaner {
@@ -57,6 +60,11 @@ class Cleaner {
   CleanerStatus status() const;
   void visit_counters(const CounterVisitor& visit) const;
 
+  // The pause before the next batch after `failures` failed batches in a row: idle_after,
+  // doubled for each failure after the first, at most kMaxRetryDelay (or idle_after if longer).
+  static constexpr Nanos kMaxRetryDelay = std::chrono::seconds(30);
+  static Nanos RetryDelay(Nanos idle_after, uint64_t failures);
+
  private:
   struct Batch;
 
@@ -78,6 +86,8 @@ class Cleaner {
   void arrive(const std::shared_ptr<Batch>& batch, Status s);
   void finish_batch(std::shared_ptr<Batch> batch, Status status);
   void after_batch(const Batch& batch, Status status);
+  // Logs the first failure of a streak and the recovery after one; keeps the error for status().
+  void note_batch_result(const Status& status);
 
   Engine& engine_;
   EventLoop* loop_;
@@ -107,6 +117,9 @@ class Cleaner {
   std::atomic<int64_t> oldest_age_ns_{0};
   std::atomic<uint64_t> rate_bytes_per_s_{0};
   std::atomic<int> last_reason_{0};
+  // Failing batches in a row (background loop), and the last one's error (under report_mu_).
+  uint64_t failed_batches_ = 0;
+  std::string last_error_;
 };
 
 }  // namespace tiercache

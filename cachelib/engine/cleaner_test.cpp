@@ -1,14 +1,16 @@
 // The cleaner's coalescing (WritebackRun): adjacent dirty sectors of a batch's lines reach the
 // core as one write, up to CleaningOptions::max_write_bytes; holes and partly dirty lines break a
-// run; a failed SSD read fails only its line; a live change of policy takes effect. Core writes are
-// counted by a wrapper on the core.
+// run; a failed SSD read fails only its line; a full core keeps the data dirty and says why; a
+// live change of policy takes effect. Core writes are counted by a wrapper on the core.
 #include <gtest/gtest.h>
 
 #include <utility>
 #include <vector>
 
+#include "cachelib/common/logger.h"
 #include "cachelib/device/device_wrapper.h"
 #include "cachelib/engine/cache.h"
+#include "cachelib/engine/cleaner.h"
 #include "tests/support/cache_fixture.h"
 
 namespace tiercache {
@@ -20,16 +22,19 @@ using Writes = std::vector<std::pair<uint64_t, uint64_t>>;  // (offset, bytes)
 
 constexpr uint64_t kKiB = 1024;
 
-// Records every write (offset, bytes) in submission order.
+// Records every write (offset, bytes) in submission order; fails them with `fail_writes` while
+// that is not OK (a full disk: nothing is written).
 class CountingDevice final : public DeviceWrapper {
  public:
   explicit CountingDevice(Device& target) : DeviceWrapper(target) {}
   Writes writes;
+  Status fail_writes = Status::Ok();
 
  protected:
   void write_impl(uint64_t offset, std::span<const std::byte> buf, WriteFlags flags,
                   IoCallback cb) override {
     writes.emplace_back(offset, buf.size());
+    if (!fail_writes.ok()) return cb(fail_writes);
     DeviceWrapper::write_impl(offset, buf, flags, std::move(cb));
   }
 };
@@ -224,6 +229,78 @@ TEST_F(CleanerTest, FailedSsdReadFailsOnlyItsLine) {
   auto line9 = Pattern(7, 36 * kKiB, 4 * kKiB);
   std::copy(line9.begin(), line9.end(), want.begin() + 36 * kKiB);
   EXPECT_EQ(Core(), want);
+}
+
+TEST_F(CleanerTest, AFullCoreKeepsTheDataDirtyAndSaysWhy) {
+  Make(4096);
+  Write(0, 64 * kKiB);
+  Write(1 << 20, 8 * kKiB);
+  const Status full = Status::NoSpace("pwrite hdd.img: No space left on device");
+  core->fail_writes = full;
+  std::string log;
+  Logger::instance().set_sink([&log](std::string_view line) { log += line; });
+  Logger::instance().set_time_source([] { return std::string("T"); });
+  for (int attempt = 1; attempt <= 2; ++attempt) {
+    EXPECT_EQ(CleanAll().ToString(), full.ToString());
+    // Two runs per attempt, each failed: nothing counts as written, every line stays dirty.
+    EXPECT_EQ(core->writes, (Writes{{0, 64 * kKiB}, {1 << 20, 8 * kKiB}}));
+    const CacheCounters c = h->cache->counters();
+    EXPECT_EQ(c.cleaner_write_errors, 2u * attempt);
+    EXPECT_EQ(c.cleaner_writes, 0u);
+    EXPECT_EQ(c.bytes_written_core, 0u);
+    EXPECT_EQ(c.lines_dirty, 18u);
+    const PolicyReport r = h->cache->policy_report();
+    EXPECT_EQ(r.cleaning_error, full.ToString());
+    EXPECT_EQ(r.flush_eta_ns, -1);  // no rate from a failing core
+  }
+  EXPECT_EQ(Core(), std::vector<std::byte>(want.size()));
+  core->fail_writes = Status::Ok();  // space was freed
+  ASSERT_TRUE(CleanAll().ok());
+  const CacheCounters c = h->cache->counters();
+  EXPECT_EQ(c.cleaner_write_errors, 4u);
+  EXPECT_EQ(c.cleaner_writes, 2u);
+  EXPECT_EQ(c.bytes_written_core, 72 * kKiB);
+  EXPECT_EQ(c.lines_dirty, 0u);
+  EXPECT_EQ(h->cache->policy_report().cleaning_error, "");
+  EXPECT_EQ(Core(), want);
+  Logger::instance().set_sink(nullptr);
+  Logger::instance().set_time_source(nullptr);
+  // One line for the streak of two failed batches, one for the way back.
+  EXPECT_EQ(log,
+            "ts=T level=error event=cleaning_error core=core error=\"NoSpace: pwrite hdd.img: No "
+            "space left on device\"\n"
+            "ts=T level=info event=cleaning_recovered core=core failed_batches=2\n");
+}
+
+TEST(CleanerRetryTest, ThePauseDoublesUpToItsCap) {
+  using std::chrono::seconds;
+  EXPECT_EQ(Cleaner::RetryDelay(seconds(1), 1), seconds(1));
+  EXPECT_EQ(Cleaner::RetryDelay(seconds(1), 2), seconds(2));
+  EXPECT_EQ(Cleaner::RetryDelay(seconds(1), 5), seconds(16));
+  EXPECT_EQ(Cleaner::RetryDelay(seconds(1), 6), seconds(30));
+  EXPECT_EQ(Cleaner::RetryDelay(seconds(1), 1000000), seconds(30));
+  EXPECT_EQ(Cleaner::RetryDelay(seconds(60), 3), seconds(60));  // never below idle_after
+}
+
+TEST_F(CleanerTest, AFailingCoreIsTriedLessAndLessOften) {
+  Make(4096);
+  core->fail_writes = Status::NoSpace("pwrite hdd.img: No space left on device");
+  // Cleans as soon as anything is dirty: every new dirty line asks the policy again.
+  CleaningOptions eager;
+  eager.dirty_target = 0;
+  ASSERT_TRUE(testing::SyncSetCleaning(h->loop, *h->cache, "target", eager).ok());
+  Write(0, 64 * kKiB);
+  h->loop.run_for(std::chrono::seconds(120));
+  // At once, then after 1, 2, 4, 8, 16, 30 and 30 s: 8 tries in 120 s, not one a second.
+  EXPECT_EQ(core->writes.size(), 8u);
+  EXPECT_EQ(h->cache->counters().cleaner_write_errors, 8u);
+  // New dirty data does not cut the pause (due at 121 s) short; a flush does, and says why it
+  // failed.
+  Write(1 << 20, 4 * kKiB);
+  h->loop.run_for(std::chrono::milliseconds(500));
+  EXPECT_EQ(core->writes.size(), 8u);
+  EXPECT_EQ(CleanAll().code(), Status::Code::kNoSpace);
+  EXPECT_EQ(core->writes.size(), 2u);  // CleanAll cleared the list: both runs were tried at once
 }
 
 }  // namespace

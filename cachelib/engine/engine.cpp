@@ -250,7 +250,7 @@ void Engine::persist(IoCallback done) {
     EventLoop* origin = EventLoop::current();
     const uint64_t written = dirty_data_written_.load(std::memory_order_acquire);
     store->persist([this, epoch, written, origin, done = std::move(done)](Status s) mutable {
-      if (!s.ok()) NoteSsdError(*this, SsdErrorKind::kPersist);  // counts and logs it
+      if (!s.ok()) NoteSsdError(*this, SsdErrorKind::kPersist, s);  // counts and logs it
       if (s.ok()) {
         RaiseTo(persist_completed_, epoch);
         RaiseTo(dirty_data_flushed_, written);  // the round's flushes came after those writes

@@ -17,7 +17,8 @@ struct EngineCounters {
   C read_bypasses{0}, write_bypasses{0};
   C read_hit_bytes{0}, read_miss_bytes{0}, write_hit_bytes{0}, write_miss_bytes{0};
   C bytes_read_ssd{0}, bytes_written_ssd{0}, bytes_read_core{0}, bytes_written_core{0};
-  C evictions{0}, cleaner_writes{0}, cleaned_lines{0}, errors{0}, fill_skipped_bytes{0};
+  C evictions{0}, cleaner_writes{0}, cleaner_write_errors{0}, cleaned_lines{0}, errors{0};
+  C fill_skipped_bytes{0};
   C flushes{0}, discards{0}, write_zeroes{0};
   C lines_dirty{0}, dirty_sectors{0};
   // Request latency by path (CacheLatency), recorded where a request completes.

@@ -223,7 +223,7 @@ void WriteCoreAndSsd(Request& req, const Segment& seg, bool on_ssd, uint32_t lin
   if (!on_ssd) return;
   SsdWriteSectors(e, line_id, seg.first_sector, seg.sectors, src != nullptr ? src : ZeroLine(),
                   [&e, both](Status s) {
-                    if (!s.ok()) NoteSsdError(e, SsdErrorKind::kWrite);
+                    if (!s.ok()) NoteSsdError(e, SsdErrorKind::kWrite, s);
                     if (s.ok() && both->dirty_data) e.note_dirty_data_written();
                     both->ssd = std::move(s);
                     both->arrive();

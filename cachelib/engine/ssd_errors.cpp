@@ -18,7 +18,7 @@ const char* KindName(SsdErrorKind kind) {
 
 }  // namespace
 
-void NoteSsdError(Engine& e, SsdErrorKind kind) {
+void NoteSsdError(Engine& e, SsdErrorKind kind, const Status& error) {
   // Errors are rare; reading the state twice costs nothing on the paths that work.
   const Nanos now = e.options.background_loop->clock().now();
   const SsdHealthState before = e.ssd_health.state();
@@ -27,6 +27,7 @@ void NoteSsdError(Engine& e, SsdErrorKind kind) {
   if (uint64_t unlogged = 0; e.ssd_health.error_line_due(now, &unlogged)) {
     LogError("ssd_error", {{"ssd", e.ssd.name()},
                            {"op", KindName(kind)},
+                           {"error", error.ToString()},
                            {"unlogged", std::to_string(unlogged)}});
   }
   if (after != before) {
@@ -37,14 +38,14 @@ void NoteSsdError(Engine& e, SsdErrorKind kind) {
 
 IoCallback NotingSsdErrors(Engine& e, SsdErrorKind kind, IoCallback cb) {
   return PooledOnce([&e, kind, cb = std::move(cb)](Status s) mutable {
-    if (!s.ok()) NoteSsdError(e, kind);
+    if (!s.ok()) NoteSsdError(e, kind, s);
     cb(std::move(s));
   });
 }
 
 void RecoverSsdRead(Engine& e, uint64_t core_line, uint32_t line_id, uint32_t first, uint32_t n,
                     std::byte* dst, Status ssd_status, IoCallback cb) {
-  NoteSsdError(e, SsdErrorKind::kRead);
+  NoteSsdError(e, SsdErrorKind::kRead, ssd_status);
   const SectorBits run = Segment{.first_sector = first, .sectors = n}.mask();
   bool dirty;
   {

@@ -11,8 +11,9 @@
 
 namespace tiercache {
 
-// Records one SSD error in the engine's health (time from the background loop's clock).
-void NoteSsdError(Engine& e, SsdErrorKind kind);
+// Records one SSD error, `error`, in the engine's health (time from the background loop's
+// clock); the ssd_error log line names it.
+void NoteSsdError(Engine& e, SsdErrorKind kind, const Status& error);
 // `cb`, recording an error of `kind` first when the I/O failed.
 IoCallback NotingSsdErrors(Engine& e, SsdErrorKind kind, IoCallback cb);
 

@@ -297,8 +297,8 @@ TEST_F(SsdFailureTest, PastTheThresholdTheCacheRunsAsPassThroughUntilReset) {
   EXPECT_EQ(h->cache->counters().read_misses, 3u + 1u);  // line 1 was invalidated, refilled now
 }
 
-// The log: the first error and each health change at once, further errors at most once a second
-// with the count of those left out, and the way back to ok.
+// The log: the first error (with its reason) and each health change at once, further errors at
+// most once a second with the count of those left out, and the way back to ok.
 TEST_F(SsdFailureTest, ErrorsAndHealthChangesAreLogged) {
   Make(CacheMode::kWriteBack, 3);
   for (uint64_t l = 0; l < 4; ++l) h->core_mem.write_now(l * kLine, Pattern(12, l * kLine, kLine));
@@ -318,10 +318,12 @@ TEST_F(SsdFailureTest, ErrorsAndHealthChangesAreLogged) {
   Logger::instance().set_sink(nullptr);
   Logger::instance().set_time_source(nullptr);
   EXPECT_EQ(log,
-            "ts=T level=error event=ssd_error ssd=ssd op=read unlogged=0\n"
+            "ts=T level=error event=ssd_error ssd=ssd op=read error=\"IoError: ssd: injected read "
+            "error at offset 393216 length 65536\" unlogged=0\n"
             "ts=T level=warn event=health_change ssd=ssd from=ok to=degraded\n"
             "ts=T level=warn event=health_change ssd=ssd from=degraded to=failed\n"
-            "ts=T level=error event=ssd_error ssd=ssd op=read unlogged=2\n"
+            "ts=T level=error event=ssd_error ssd=ssd op=read error=\"IoError: ssd: injected read "
+            "error at offset 131072 length 4096\" unlogged=2\n"
             "ts=T level=info event=health_change ssd=ssd from=failed to=ok\n");
 }
 

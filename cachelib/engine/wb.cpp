@@ -14,9 +14,9 @@ namespace {
 // lock), then drop the SSD copy of its sectors (dirty ones only once a core flush made the new data
 // durable: until then their old SSD data is the newest durable copy). If the core fails too, the
 // client gets the error and dirty sectors stay dirty.
-void WbSsdWriteFailed(Request& req, const Segment& seg, uint32_t line_id) {
+void WbSsdWriteFailed(Request& req, const Segment& seg, uint32_t line_id, const Status& error) {
   Engine& e = req.engine;
-  NoteSsdError(e, SsdErrorKind::kWrite);
+  NoteSsdError(e, SsdErrorKind::kWrite, error);
   EngineCounters::add(e.counters.bytes_written_core, seg.bytes());
   const std::byte* src = req.write_buf + seg.buf_offset;
   CoreWrite(req, seg.core_offset(e.line_size), std::span<const std::byte>(src, seg.bytes()),
@@ -62,7 +62,7 @@ void WbLocked(Request& req, const Segment& seg) {
   // Pooled: a closure over the request, segment and line is too big for std::function's buffer.
   auto written = PooledOnce([&req, seg, line_id](Status s) {
     Engine& e = req.engine;
-    if (!s.ok()) return WbSsdWriteFailed(req, seg, line_id);
+    if (!s.ok()) return WbSsdWriteFailed(req, seg, line_id, s);
     e.note_dirty_data_written();
     {
       Shard& sh = e.shard_for(seg.core_line);

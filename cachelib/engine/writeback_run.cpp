@@ -34,7 +34,7 @@ void WritebackRun::Start(std::shared_ptr<WritebackRun> run) {
     SsdReadSectors(r.engine_, p.line_id, p.first, p.count, r.buf_.get() + p.at,
                    [run, i](Status s) {
                      if (!s.ok()) {
-                       NoteSsdError(run->engine_, SsdErrorKind::kRead);
+                       NoteSsdError(run->engine_, SsdErrorKind::kRead, s);
                        run->pieces_[i].read = std::move(s);
                      }
                      run->read_done();
@@ -58,10 +58,16 @@ void WritebackRun::write_stretch(size_t begin, size_t end) {
   Engine& e = engine_;
   const uint64_t at = pieces_[begin].at;
   const uint64_t bytes = pieces_[end - 1].at + uint64_t(pieces_[end - 1].count) * kSectorSize - at;
-  EngineCounters::add(e.counters.cleaner_writes);
-  EngineCounters::add(e.counters.bytes_written_core, bytes);
   e.core.write(core_offset_ + at, std::span<const std::byte>(buf_.get() + at, bytes), {},
-               [self = shared_from_this(), begin, end](Status s) {
+               [self = shared_from_this(), begin, end, bytes](Status s) {
+                 // Counted as done: a full core's retries must not look like data written.
+                 EngineCounters& c = self->engine_.counters;
+                 if (s.ok()) {
+                   EngineCounters::add(c.cleaner_writes);
+                   EngineCounters::add(c.bytes_written_core, bytes);
+                 } else {
+                   EngineCounters::add(c.cleaner_write_errors);
+                 }
                  for (size_t i = begin; i < end; ++i) {
                    std::exchange(self->pieces_[i].done, nullptr)(s);
                  }

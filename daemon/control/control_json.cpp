@@ -46,6 +46,7 @@ json CountersToJson(const CacheCounters& c) {
   j["lines_untrusted"] = c.lines_untrusted;
   j["evictions"] = c.evictions;
   j["cleaner_writes"] = c.cleaner_writes;
+  j["cleaner_write_errors"] = c.cleaner_write_errors;
   j["cleaned_lines"] = c.cleaned_lines;
   j["fill_skipped_bytes"] = c.fill_skipped_bytes;
   j["errors"] = c.errors;
@@ -184,6 +185,7 @@ json CleaningToJson(const PolicyReport& r, const CacheCounters& counters) {
   j["flush_eta_ms"] = r.flush_eta_ns < 0 ? int64_t{-1} : r.flush_eta_ns / 1000000;
   j["clean_rate_bytes_per_s"] = r.clean_rate_bytes_per_s;
   j["last_reason"] = r.cleaning_reason;
+  j["last_error"] = r.cleaning_error;
   AddCleaningKnobs(r.cleaning_options, j);
   return j;
 }

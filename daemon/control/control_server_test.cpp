@@ -151,6 +151,7 @@ TEST_F(ControlServerTest, StatusReportsEveryField) {
   report.flush_eta_ns = 1'200'000'000;
   report.clean_rate_bytes_per_s = 1 << 20;
   report.cleaning_reason = "idle";
+  report.cleaning_error = "NoSpace: pwrite hdd: No space left on device";
   report.cleaning_options.dirty_target = 0.05;
   report.cleaning_options.dirty_high = 0.75;
   report.cleaning_options.max_dirty_age = std::chrono::seconds(10);
@@ -171,6 +172,7 @@ TEST_F(ControlServerTest, StatusReportsEveryField) {
             R"("write_cutoff_bytes":2097152,"streams":32},"index_bytes":204800},)"
             R"("cleaning":{"policy":"target","dirty_bytes":20480,"oldest_dirty_age_ms":3500,)"
             R"("flush_eta_ms":1200,"clean_rate_bytes_per_s":1048576,"last_reason":"idle",)"
+            R"("last_error":"NoSpace: pwrite hdd: No space left on device",)"
             R"("dirty_target":0.05,"dirty_high":0.75,"max_dirty_age_ms":10000,"busy_share":0.25,)"
             R"("idle_after_ms":2500},)"
             R"("health":"degraded","ssd_errors":{"read":3,"write":2,"persist":1},)"
@@ -190,7 +192,8 @@ TEST_F(ControlServerTest, StatusReportsSequentialBypassOff) {
             R"("sequential":{"enabled":false,"read_cutoff_bytes":4194304,)"
             R"("write_cutoff_bytes":4194304,"streams":64},"index_bytes":0},)"
             R"("cleaning":{"policy":"","dirty_bytes":0,"oldest_dirty_age_ms":0,"flush_eta_ms":-1,)"
-            R"("clean_rate_bytes_per_s":0,"last_reason":"","dirty_target":0.2,"dirty_high":0.5,)"
+            R"("clean_rate_bytes_per_s":0,"last_reason":"","last_error":"",)"
+            R"("dirty_target":0.2,"dirty_high":0.5,)"
             R"("max_dirty_age_ms":30000,"busy_share":0.1,"idle_after_ms":1000},)"
             R"("health":"degraded",)"
             R"("ssd_errors":{"read":3,"write":2,"persist":1},"dirty_bytes_at_risk":20480}})");
@@ -211,6 +214,7 @@ TEST_F(ControlServerTest, StatsReportsEveryCounterInOrder) {
     *f = v++;
   }
   c.fill_skipped_bytes = 99;
+  c.cleaner_write_errors = 98;
   target_.set_counters(c);
   PolicyReport report;
   report.admission = "always";
@@ -238,6 +242,7 @@ TEST_F(ControlServerTest, StatsReportsEveryCounterInOrder) {
             R"("write_miss_bytes":11,"bytes_read_ssd":12,"bytes_written_ssd":13,)"
             R"("bytes_read_core":14,"bytes_written_core":15,"lines_total":16,"lines_used":17,)"
             R"("lines_dirty":18,"dirty_sectors":19,"lines_untrusted":0,"evictions":20,"cleaner_writes":21,)"
+            R"("cleaner_write_errors":98,)"
             R"("cleaned_lines":22,"fill_skipped_bytes":99,"errors":23,"flushes":24,"discards":25,"write_zeroes":26,)"
             R"("ssd_read_errors":27,"ssd_write_errors":28,"ssd_persist_errors":29,)"
             R"("ssd_failovers":30,)"
