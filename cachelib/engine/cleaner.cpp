@@ -228,8 +228,26 @@ std::vector<uint64_t> Cleaner::pick_lines(uint32_t count, CleaningOrder order) {
   return picked;
 }
 
+size_t Cleaner::RunsPrefix(const std::vector<uint64_t>& sorted_lines, uint32_t max_runs) {
+  uint32_t runs = 0;
+  for (size_t i = 0; i < sorted_lines.size(); ++i) {
+    if (i == 0 || sorted_lines[i] != sorted_lines[i - 1] + 1) {
+      if (runs == max_runs) return i;
+      ++runs;
+    }
+  }
+  return sorted_lines.size();
+}
+
 void Cleaner::run_batch(const CleaningPlan& plan) {
   std::vector<uint64_t> lines = pick_lines(std::max<uint32_t>(1, plan.max_blocks), plan.order);
+  // Scattered lines: at most max_batch_runs seeks per batch, so that a client write meeting a
+  // locked line waits for a short batch; the rest stay in the window for the next one.
+  const size_t keep = RunsPrefix(lines, options_.max_batch_runs);
+  if (keep < lines.size()) {
+    if (plan.order == CleaningOrder::kLba) plan_pos_ -= lines.size() - keep;
+    lines.resize(keep);
+  }
   if (lines.empty()) {
     // The plan window ran dry: the next decision refills it (or finds nothing dirty).
     if (engine_.counters.lines_dirty.load() == 0) return wait(CleaningPlan{}, 0);

@@ -64,6 +64,9 @@ class Cleaner {
   // doubled for each failure after the first, at most kMaxRetryDelay (or idle_after if longer).
   static constexpr Nanos kMaxRetryDelay = std::chrono::seconds(30);
   static Nanos RetryDelay(Nanos idle_after, uint64_t failures);
+  // How many of `sorted_lines` (ascending core lines) form at most `max_runs` runs of adjacent
+  // lines: the batch's share of them.
+  static size_t RunsPrefix(const std::vector<uint64_t>& sorted_lines, uint32_t max_runs);
 
  private:
   struct Batch;

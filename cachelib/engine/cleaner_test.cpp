@@ -29,8 +29,13 @@ class CountingDevice final : public DeviceWrapper {
   explicit CountingDevice(Device& target) : DeviceWrapper(target) {}
   Writes writes;
   Status fail_writes = Status::Ok();
+  uint64_t flushes = 0;
 
  protected:
+  void flush_impl(IoCallback cb) override {
+    ++flushes;
+    DeviceWrapper::flush_impl(std::move(cb));
+  }
   void write_impl(uint64_t offset, std::span<const std::byte> buf, WriteFlags flags,
                   IoCallback cb) override {
     writes.emplace_back(offset, buf.size());
@@ -301,6 +306,37 @@ TEST_F(CleanerTest, AFailingCoreIsTriedLessAndLessOften) {
   EXPECT_EQ(core->writes.size(), 8u);
   EXPECT_EQ(CleanAll().code(), Status::Code::kNoSpace);
   EXPECT_EQ(core->writes.size(), 2u);  // CleanAll cleared the list: both runs were tried at once
+}
+
+// Each batch ends with one core flush, so the flushes count the batches.
+TEST_F(CleanerTest, ScatteredLinesGoAtMostMaxBatchRunsPerBatch) {
+  for (uint32_t max_runs : {64u, 6u}) {
+    SCOPED_TRACE(max_runs);
+    Make(4096);
+    for (uint64_t i = 0; i < 20; ++i) Write(i * 8 * kKiB, 4 * kKiB);  // 20 runs of one line
+    Write(1 << 20, 64 * kKiB);                                         // and one of 16 lines
+    CleaningOptions o;
+    o.max_batch_runs = max_runs;
+    ASSERT_TRUE(testing::SyncSetCleaning(h->loop, *h->cache, "nop", o).ok());
+    core->flushes = 0;
+    ASSERT_TRUE(CleanAll().ok());
+    EXPECT_EQ(core->writes.size(), 21u);
+    // 21 runs: one batch, or 6 + 6 + 6 + 3 (the 16 adjacent lines are one run of the last).
+    EXPECT_EQ(core->flushes, max_runs == 64 ? 1u : 4u);
+    EXPECT_EQ(core->writes.back(), std::make_pair(uint64_t{1} << 20, 64 * kKiB));
+    EXPECT_EQ(Core(), want);
+    h->cache.reset();
+  }
+}
+
+TEST(CleanerRunsTest, RunsPrefixCountsRunsOfAdjacentLines) {
+  const std::vector<uint64_t> lines = {1, 2, 3, 7, 9, 10, 20};
+  EXPECT_EQ(Cleaner::RunsPrefix(lines, 1), 3u);
+  EXPECT_EQ(Cleaner::RunsPrefix(lines, 2), 4u);
+  EXPECT_EQ(Cleaner::RunsPrefix(lines, 3), 6u);
+  EXPECT_EQ(Cleaner::RunsPrefix(lines, 4), 7u);
+  EXPECT_EQ(Cleaner::RunsPrefix(lines, 64), 7u);
+  EXPECT_EQ(Cleaner::RunsPrefix({}, 1), 0u);
 }
 
 }  // namespace

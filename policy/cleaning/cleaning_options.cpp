@@ -32,6 +32,9 @@ Status CleaningOptions::validate() const {
   if (idle_batch_blocks < busy_batch_blocks || idle_batch_blocks > kMaxBatchBlocks) {
     return Status::InvalidArgument("idle_batch_blocks must be in [busy_batch_blocks, 1048576]");
   }
+  if (max_batch_runs < 1 || max_batch_runs > kMaxBatchBlocks) {
+    return Status::InvalidArgument("max_batch_runs must be in [1, 1048576]");
+  }
   if (max_write_bytes < 4096 || max_write_bytes > kMaxWriteBytes || max_write_bytes % 4096 != 0) {
     return Status::InvalidArgument(
         "max_write_bytes must be a multiple of 4096 in [4096, 67108864]");

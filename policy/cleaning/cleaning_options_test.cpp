@@ -25,6 +25,11 @@ TEST(CleaningOptionsTest, DefaultsAndEdgesAreValid) {
             "ok");
   EXPECT_EQ(Error([](CleaningOptions& o) { o.idle_batch_blocks = 1 << 20; }), "ok");
   EXPECT_EQ(Error([](CleaningOptions& o) { o.max_write_bytes = 4096; }), "ok");
+  EXPECT_EQ(Error([](CleaningOptions& o) { o.max_batch_runs = 1; }), "ok");
+  EXPECT_EQ(Error([](CleaningOptions& o) { o.max_batch_runs = 0; }),
+            "max_batch_runs must be in [1, 1048576]");
+  EXPECT_EQ(Error([](CleaningOptions& o) { o.max_batch_runs = (1 << 20) + 1; }),
+            "max_batch_runs must be in [1, 1048576]");
   EXPECT_EQ(Error([](CleaningOptions& o) { o.max_write_bytes = 64 << 20; }), "ok");
 }
 
