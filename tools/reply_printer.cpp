@@ -74,7 +74,7 @@ std::string DescribeCutoffs(const ControlJson& seq) {
 }
 
 // Why the cleaner last cleaned or waited, or its error while its batches fail: "idle", "error:
-// pwrite /hdd.img offset 0 length 4096: No space left on device (NoSpace)".
+// NoSpace: pwrite /hdd.img offset 0 length 4096: No space left on device".
 std::string LastCleaning(const ControlJson& c) {
   const std::string error = JsonString(c, "last_error", "");
   return error.empty() ? JsonString(c, "last_reason") : "error: " + error;
