@@ -45,7 +45,8 @@ struct CleaningOptions {
   // Separate core writes (runs of adjacent dirty blocks) in one batch, at most: scattered blocks
   // cost an HDD a seek each, and a client write to a line of a running batch waits for the batch
   // (its lines stay locked until their copies reached the core). Sequential dirty data still
-  // goes in full batches. In [1, 1048576]. Default: 64 (~0.5 s of seeks on a 7200 rpm disk).
+  // goes in full batches. In [1, 1048576]. Default: 64 (docs/policy-cleaning.md, "Scattered
+  // batches and client writes").
   uint32_t max_batch_runs = 64;
 
   // The age_margin that goes with a max_dirty_age set by an operator: a sixth of it (the
