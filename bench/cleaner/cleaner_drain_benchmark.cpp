@@ -5,6 +5,9 @@
 //   drain  a write-back cache (SSD model + the same HDD model) takes the same writes, stays dirty
 //          (the cache is large enough), then sits idle: the cleaner drains it. Its rate counts from
 //          the cleaner's first core write to its last core completion (write or flush).
+// With --stride larger than --request the writes are scattered (one every `stride` bytes): the
+// rate of a drain of random dirty blocks, which --writes-in-flight trades against how long a
+// client write may wait for a running batch.
 // Prints both rates and their ratio, and checks the core holds the written bytes.
 // Run: build/bench/cleaner/cleaner_drain_benchmark [--bytes 256M] [--hdd-model hdd7200]
 #include <CLI/CLI.hpp>
@@ -28,11 +31,15 @@ struct Config {
   std::string hdd_model = "hdd7200", ssd_model = "sata-ssd";
   uint64_t bytes = 256ull << 20;    // sequential data written, from offset 0
   uint64_t request = 1ull << 20;    // bytes per client write
+  uint64_t stride = 0;              // bytes from one write's start to the next; 0: request
   uint32_t depth = 1;               // client writes in flight
   uint32_t line_size = 4096;        // cache line size
   uint64_t cache_bytes = 0;         // SSD size; 0: 8 x bytes (stays below the dirty target)
   uint64_t max_write_bytes = 0;     // cleaner coalescing bound; 0: the default
   uint32_t idle_batch_blocks = 0;   // cleaner batch when idle; 0: the default
+  uint32_t writes_in_flight = 0;    // cleaner core writes in flight; 0: the default
+  uint64_t Stride() const { return stride > 0 ? stride : request; }
+  uint64_t Span() const { return bytes / request * Stride(); }  // bytes from the first to the end
 };
 
 // Times the core I/O the cleaner issues: the first write's submission, the last completion.
@@ -68,7 +75,8 @@ void Fill(uint64_t offset, std::span<std::byte> out) {
   }
 }
 
-// Writes [0, c.bytes) to `dev` in c.request writes, c.depth in flight; then flushes if `flush`.
+// Writes c.bytes to `dev` in c.request writes at 0, stride, 2 x stride..., c.depth in flight;
+// then flushes if `flush`.
 Status WriteSequential(LoopDriver& driver, Device& dev, const Config& c, bool flush) {
   const uint32_t depth = std::max<uint32_t>(1, c.depth);
   std::vector<std::vector<std::byte>> bufs(depth, std::vector<std::byte>(c.request));
@@ -76,7 +84,7 @@ Status WriteSequential(LoopDriver& driver, Device& dev, const Config& c, bool fl
   Status first;
   std::function<void(uint32_t, LoopDriver::Finish)> issue;
   issue = [&](uint32_t slot, LoopDriver::Finish finish) {
-    if (next >= c.bytes || !first.ok()) {
+    if (next >= c.Span() || !first.ok()) {
       if (in_flight > 0) return;
       if (!flush || !first.ok()) return finish();
       return dev.flush([&, finish](Status s) {
@@ -85,7 +93,7 @@ Status WriteSequential(LoopDriver& driver, Device& dev, const Config& c, bool fl
       });
     }
     const uint64_t off = next;
-    next += c.request;
+    next += c.Stride();
     ++in_flight;
     Fill(off, bufs[slot]);
     dev.write(off, bufs[slot], {}, [&, slot, finish](Status s) {
@@ -134,6 +142,7 @@ CacheOptions DrainOptions(LoopDriver& driver, const Config& c) {
   o.policies.sequential = SequentialOptions{.enabled = false};
   if (c.max_write_bytes > 0) o.cleaning_options.max_write_bytes = c.max_write_bytes;
   if (c.idle_batch_blocks > 0) o.cleaning_options.idle_batch_blocks = c.idle_batch_blocks;
+  if (c.writes_in_flight > 0) o.cleaning_options.writes_in_flight = c.writes_in_flight;
   return o;
 }
 
@@ -148,7 +157,7 @@ Status IdleUntilClean(LoopDriver& driver, Cache& cache) {
 
 Status CheckCore(const MemoryDevice& core, const Config& c) {
   std::vector<std::byte> got(c.request), want(c.request);
-  for (uint64_t off = 0; off < c.bytes; off += c.request) {
+  for (uint64_t off = 0; off < c.Span(); off += c.Stride()) {
     core.read_now(off, got);
     Fill(off, want);
     if (got != want) return Status::Corruption("core differs at " + std::to_string(off));
@@ -167,7 +176,7 @@ Result<Drain> CleanerDrain(const Config& c, const ModelProfile& hdd, const Model
   auto d = LoopDriver::Create(false);
   if (!d.ok()) return d.status();
   LoopDriver& driver = **d;
-  const uint64_t cache_bytes = c.cache_bytes > 0 ? c.cache_bytes : 8 * c.bytes;
+  const uint64_t cache_bytes = c.cache_bytes > 0 ? c.cache_bytes : 8 * c.Span();
   MemoryDevice ssd_mem("ssd", cache_bytes, 4096), hdd_mem("hdd", hdd.hdd.capacity_bytes, 512);
   auto ssd_model = MakeModelDevice(ssd, ssd_mem);
   auto hdd_model = MakeModelDevice(hdd, hdd_mem);
@@ -214,11 +223,12 @@ int Run(const Config& c) {
     return 1;
   }
   const double hdd_rate = MbPerS(c.bytes, *alone), drain_rate = MbPerS(c.bytes, drain->time);
-  std::printf("data: %s sequential in %s writes (depth %u), %s lines; hdd %s, ssd %s\n",
-              FormatSize(c.bytes).c_str(), FormatSize(c.request).c_str(), c.depth,
-              FormatSize(c.line_size).c_str(), c.hdd_model.c_str(), c.ssd_model.c_str());
+  std::printf("data: %s in %s writes every %s (depth %u), %s lines; hdd %s, ssd %s\n",
+              FormatSize(c.bytes).c_str(), FormatSize(c.request).c_str(),
+              FormatSize(c.Stride()).c_str(), c.depth, FormatSize(c.line_size).c_str(),
+              c.hdd_model.c_str(), c.ssd_model.c_str());
   std::printf("%-28s %10s %12s %10s\n", "", "time (s)", "rate (MB/s)", "core writes");
-  std::printf("%-28s %10.3f %12.1f %10llu\n", "HDD model, sequential", alone->count() / 1e9,
+  std::printf("%-28s %10.3f %12.1f %10llu\n", "HDD model alone", alone->count() / 1e9,
               hdd_rate, (unsigned long long)(c.bytes / c.request));
   std::printf("%-28s %10.3f %12.1f %10llu\n", "cleaner, idle drain", drain->time.count() / 1e9,
               drain_rate, (unsigned long long)drain->core_writes);
@@ -240,20 +250,23 @@ int Run(const Config& c) {
 int main(int argc, char** argv) {
   tiercache::bench::Config c;
   CLI::App app{"Cleaner write-back rate: idle drain vs the HDD model's sequential writes"};
-  std::string bytes = "256M", request = "1M", cache, max_write;
+  std::string bytes = "256M", request = "1M", stride, cache, max_write;
   app.add_option("--hdd-model", c.hdd_model, "HDD profile (hdd7200, hdd5400, hdd10k)");
   app.add_option("--ssd-model", c.ssd_model, "SSD profile (sata-ssd, nvme)");
   app.add_option("--bytes", bytes, "sequential data written (default 256M)");
   app.add_option("--request", request, "bytes per write (default 1M)");
+  app.add_option("--stride", stride, "bytes from one write to the next (default: --request)");
   app.add_option("--depth", c.depth, "writes in flight (default 1)");
   app.add_option("--line-size", c.line_size, "cache line size in bytes (default 4096)");
   app.add_option("--cache-size", cache, "SSD size (default 8 x --bytes)");
   app.add_option("--max-write", max_write, "cleaner coalescing bound (default: the option's)");
   app.add_option("--idle-batch", c.idle_batch_blocks,
                  "cleaner 4 KiB blocks per idle batch (default: the option's)");
+  app.add_option("--writes-in-flight", c.writes_in_flight,
+                 "cleaner core writes in flight (default: the option's)");
   CLI11_PARSE(app, argc, argv);
   for (auto [text, out] : {std::pair{&bytes, &c.bytes}, std::pair{&request, &c.request},
-                           std::pair{&cache, &c.cache_bytes},
+                           std::pair{&cache, &c.cache_bytes}, std::pair{&stride, &c.stride},
                            std::pair{&max_write, &c.max_write_bytes}}) {
     if (text->empty()) continue;
     auto n = tiercache::ParseSize(*text);
@@ -262,6 +275,10 @@ int main(int argc, char** argv) {
   }
   if (c.request == 0 || c.request % 4096 != 0 || c.bytes % c.request != 0) {
     std::fprintf(stderr, "--request must be a multiple of 4096 dividing --bytes\n");
+    return 2;
+  }
+  if (c.stride != 0 && (c.stride < c.request || c.stride % 4096 != 0)) {
+    std::fprintf(stderr, "--stride must be a multiple of 4096, at least --request\n");
     return 2;
   }
   return tiercache::bench::Run(c);

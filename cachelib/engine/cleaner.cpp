@@ -16,15 +16,26 @@ struct Cleaner::Batch {
   struct Entry {
     uint64_t core_line = 0;
     uint32_t line_id = 0;
+    uint32_t group = 0;  // index in groups
     SectorBits dirty;
-    bool ready = false;   // locked, waiting to be copied with the batch's other ready lines
+    bool ready = false;   // locked, waiting to be copied with its group's other ready lines
     bool copied = false;  // every dirty sector reached the core
   };
+  // Adjacent lines, one core write's worth: locked and copied together, and only once fewer
+  // than writes_in_flight groups are being copied.
+  struct Group {
+    size_t begin = 0, end = 0;  // entries
+    uint32_t pending = 0;       // entries not yet arrived
+    bool collecting = false;    // start_group is still locking the lines
+    // The persist the ready lines wait for (their blocks' old lines in limbo): one per group.
+    uint64_t need = 0;
+  };
   std::vector<Entry> entries;
-  bool collecting = false;  // run_batch is still locking the lines
-  // The persist the ready lines wait for (their blocks' old lines in limbo): one for the batch.
-  uint64_t need = 0;
-  uint32_t pending = 0;
+  std::vector<Group> groups;
+  size_t next_group = 0;
+  uint32_t groups_in_flight = 0;
+  bool starting = false;  // start_groups is running (arrive may call it again)
+  uint32_t pending = 0;   // entries not yet arrived
   Status status;
   Nanos started{0};
 };
@@ -241,8 +252,8 @@ size_t Cleaner::RunsPrefix(const std::vector<uint64_t>& sorted_lines, uint32_t m
 
 void Cleaner::run_batch(const CleaningPlan& plan) {
   std::vector<uint64_t> lines = pick_lines(std::max<uint32_t>(1, plan.max_blocks), plan.order);
-  // Scattered lines: at most max_batch_runs seeks per batch, so that a client write meeting a
-  // locked line waits for a short batch; the rest stay in the window for the next one.
+  // Scattered lines: at most max_batch_runs seeks per batch; the rest stay in the window for the
+  // next one.
   const size_t keep = RunsPrefix(lines, options_.max_batch_runs);
   if (keep < lines.size()) {
     if (plan.order == CleaningOrder::kLba) plan_pos_ -= lines.size() - keep;
@@ -258,29 +269,61 @@ void Cleaner::run_batch(const CleaningPlan& plan) {
   batch->started = loop_->clock().now();
   batch->entries.resize(lines.size());
   batch->pending = uint32_t(lines.size());
-  for (size_t i = 0; i < lines.size(); ++i) batch->entries[i].core_line = lines[i];
+  const uint64_t group_lines = std::max<uint64_t>(1, options_.max_write_bytes / engine_.line_size);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (i == 0 || lines[i] != lines[i - 1] + 1 ||
+        i - batch->groups.back().begin == group_lines) {
+      batch->groups.push_back(Batch::Group{.begin = i});
+    }
+    Batch::Group& group = batch->groups.back();
+    group.end = i + 1;
+    ++group.pending;
+    batch->entries[i].core_line = lines[i];
+    batch->entries[i].group = uint32_t(batch->groups.size() - 1);
+  }
+  start_groups(batch);
+}
+
+void Cleaner::start_groups(const std::shared_ptr<Batch>& batch) {
+  if (batch->starting) return;  // an inline arrive() within start_group: the loop below goes on
+  batch->starting = true;
+  while (batch->groups_in_flight < options_.writes_in_flight &&
+         batch->next_group < batch->groups.size()) {
+    ++batch->groups_in_flight;
+    start_group(batch, batch->next_group++);
+  }
+  batch->starting = false;
+}
+
+void Cleaner::start_group(const std::shared_ptr<Batch>& batch, size_t g) {
+  Batch::Group& group = batch->groups[g];
   // Lines locked at once wait here and are copied together, so that adjacent ones coalesce,
   // after one persist if some block's old line waits in limbo for its free record; a line whose
   // lock must be waited for is copied on its own once it may be (after its own limbo wait).
-  batch->collecting = true;
-  for (size_t i = 0; i < lines.size(); ++i) clean_line(batch, i);
-  batch->collecting = false;
+  group.collecting = true;
+  for (size_t i = group.begin; i < group.end; ++i) clean_line(batch, i);
+  group.collecting = false;
   std::vector<uint64_t> ready;
-  for (size_t i = 0; i < lines.size(); ++i) {
+  for (size_t i = group.begin; i < group.end; ++i) {
     if (batch->entries[i].ready) ready.push_back(i);
   }
-  if (engine_.persisted(batch->need)) return copy_lines(batch, ready);
+  if (ready.empty()) return;
+  if (engine_.persisted(group.need)) return copy_lines(batch, ready);
   engine_.persist([this, batch, ready = std::move(ready)](Status s) {
     if (s.ok()) return copy_lines(batch, ready);
     for (uint64_t index : ready) {
       UnlockLine(engine_, batch->entries[index].core_line, false);
-      arrive(batch, s);
+      arrive(batch, index, s);
     }
   });
 }
 
-void Cleaner::arrive(const std::shared_ptr<Batch>& batch, Status s) {
+void Cleaner::arrive(const std::shared_ptr<Batch>& batch, uint64_t index, Status s) {
   if (!s.ok() && batch->status.ok()) batch->status = std::move(s);
+  if (--batch->groups[batch->entries[index].group].pending == 0) {
+    --batch->groups_in_flight;
+    start_groups(batch);
+  }
   if (--batch->pending == 0) finish_batch(batch, batch->status);
 }
 
@@ -288,6 +331,7 @@ void Cleaner::clean_line(std::shared_ptr<Batch> batch, uint64_t index) {
   LockLineThen(engine_, loop_, batch->entries[index].core_line, false, [this, batch, index] {
     Engine& e = engine_;
     Batch::Entry& entry = batch->entries[index];
+    Batch::Group& group = batch->groups[entry.group];
     Shard& shard = e.shard_for(entry.core_line);
     uint64_t need = 0;
     {
@@ -304,18 +348,18 @@ void Cleaner::clean_line(std::shared_ptr<Batch> batch, uint64_t index) {
     }
     if (entry.dirty.none()) {
       UnlockLine(e, entry.core_line, false);
-      return arrive(batch, Status::Ok());
+      return arrive(batch, index, Status::Ok());
     }
-    if (batch->collecting) {  // the batch waits for one persist covering all its lines
+    if (group.collecting) {  // the group waits for one persist covering all its lines
       entry.ready = true;
-      batch->need = std::max(batch->need, need);
+      group.need = std::max(group.need, need);
       return;
     }
     if (!e.persisted(need)) {
       return e.persist([this, batch, index](Status s) {
         if (s.ok()) return copy_lines(batch, {index});
         UnlockLine(engine_, batch->entries[index].core_line, false);
-        arrive(batch, std::move(s));
+        arrive(batch, index, std::move(s));
       });
     }
     copy_lines(batch, {index});
@@ -333,7 +377,7 @@ void Cleaner::copy_lines(const std::shared_ptr<Batch>& batch,
     auto join = IoJoin::Make([this, batch, index](Status s) {
       batch->entries[index].copied = s.ok();
       UnlockLine(engine_, batch->entries[index].core_line, false);
-      arrive(batch, std::move(s));
+      arrive(batch, index, std::move(s));
     });
     ForEachRun(entry.dirty, 0, e.sectors_per_line, [&](uint32_t first, uint32_t n, bool dirty) {
       if (!dirty) return;

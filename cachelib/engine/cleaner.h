@@ -1,8 +1,9 @@
 // Cleaner: the mechanism that writes dirty sectors back to the core; the cleaning policy
-// (policy/cleaning/, CacheOptions::cleaning) decides when, how much and which first. A batch:
-// lock each line (shared), copy its dirty sectors SSD -> core (adjacent dirty sectors of the
-// batch's lines as one core write, WritebackRun), unlock; flush the core; then clear
-// the dirty bits of lines no write touched meanwhile and persist their records. Lines come in LBA
+// (policy/cleaning/, CacheOptions::cleaning) decides when, how much and which first. A batch, in
+// groups of adjacent lines (a few in flight): lock each line (shared), copy its dirty sectors
+// SSD -> core (adjacent dirty sectors as one core write, WritebackRun), unlock; once all are
+// done flush the core; then clear the dirty bits of lines no write touched meanwhile and persist
+// their records. Lines come in LBA
 // order (sorted windows of the shards' dirty bitmaps) or, to keep the age bound, oldest epoch
 // first. Between batches it asks the policy again, so foreground I/O is never starved.
 // Thread-safe: public methods post to the background loop; all state lives there.
@@ -78,15 +79,21 @@ class Cleaner {
   void finish_drains();
   void run_batch(const CleaningPlan& plan);
   std::vector<uint64_t> pick_lines(uint32_t count, CleaningOrder order);
+  // Starts the batch's next groups of adjacent lines while fewer than writes_in_flight are
+  // being copied: a line is locked only from its group's start to its copy's end.
+  void start_groups(const std::shared_ptr<Batch>& batch);
+  // Locks group `g`'s lines, waits for their limbo lines' free record, copies the ready ones.
+  void start_group(const std::shared_ptr<Batch>& batch, size_t g);
   // Locks entry `index`'s line, notes its dirty sectors, waits for its limbo line's free record;
-  // then marks it ready (while run_batch collects) or copies it.
+  // then marks it ready (while start_group collects) or copies it.
   void clean_line(std::shared_ptr<Batch> batch, uint64_t index);
   // Under their locks: copies the entries' dirty sectors SSD -> core, adjacent ones (in the
   // order given, ascending core lines) coalesced into WritebackRuns of at most
   // CleaningOptions::max_write_bytes; unlocks each line once its pieces completed, then arrives.
   void copy_lines(const std::shared_ptr<Batch>& batch, const std::vector<uint64_t>& indices);
-  // One entry is done (copied, skipped or failed): the batch finishes with its last entry.
-  void arrive(const std::shared_ptr<Batch>& batch, Status s);
+  // Entry `index` is done (copied, skipped or failed): its group's end starts the next group,
+  // and the batch finishes with its last entry.
+  void arrive(const std::shared_ptr<Batch>& batch, uint64_t index, Status s);
   void finish_batch(std::shared_ptr<Batch> batch, Status status);
   void after_batch(const Batch& batch, Status status);
   // Logs the first failure of a streak and the recovery after one; keeps the error for status().

@@ -4,6 +4,8 @@
 // live change of policy takes effect. Core writes are counted by a wrapper on the core.
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -23,13 +25,23 @@ using Writes = std::vector<std::pair<uint64_t, uint64_t>>;  // (offset, bytes)
 constexpr uint64_t kKiB = 1024;
 
 // Records every write (offset, bytes) in submission order; fails them with `fail_writes` while
-// that is not OK (a full disk: nothing is written).
+// that is not OK (a full disk: nothing is written); with `hold_writes`, keeps each write's
+// completion until release_held() (a slow disk the test paces).
 class CountingDevice final : public DeviceWrapper {
  public:
   explicit CountingDevice(Device& target) : DeviceWrapper(target) {}
   Writes writes;
   Status fail_writes = Status::Ok();
   uint64_t flushes = 0;
+  bool hold_writes = false;
+  std::vector<std::function<void()>> held;
+  // Completes the writes held so far on `loop`, as the disk would; returns how many.
+  size_t release_held(EventLoop& loop) {
+    EventLoop::ScopedCurrent scope(&loop);
+    auto now = std::exchange(held, {});
+    for (auto& complete : now) complete();
+    return now.size();
+  }
 
  protected:
   void flush_impl(IoCallback cb) override {
@@ -40,6 +52,11 @@ class CountingDevice final : public DeviceWrapper {
                   IoCallback cb) override {
     writes.emplace_back(offset, buf.size());
     if (!fail_writes.ok()) return cb(fail_writes);
+    if (hold_writes) {
+      return DeviceWrapper::write_impl(offset, buf, flags, [this, cb = std::move(cb)](Status s) {
+        held.push_back([cb, s] { cb(s); });
+      });
+    }
     DeviceWrapper::write_impl(offset, buf, flags, std::move(cb));
   }
 };
@@ -327,6 +344,57 @@ TEST_F(CleanerTest, ScatteredLinesGoAtMostMaxBatchRunsPerBatch) {
     EXPECT_EQ(Core(), want);
     h->cache.reset();
   }
+}
+
+// A batch locks a group of adjacent lines only when it starts copying it, with at most
+// writes_in_flight groups at once: a client write to a line of a running batch waits for those
+// copies, not for the whole batch (which, of scattered blocks, is one HDD seek per line).
+TEST_F(CleanerTest, AClientWriteWaitsOnlyForTheCopiesInFlight) {
+  Make(4096);
+  constexpr Nanos kSettle = std::chrono::milliseconds(100);  // memory devices: all done
+  for (uint64_t i = 0; i < 20; ++i) Write(i * 8 * kKiB, 4 * kKiB);  // 20 scattered lines
+  Write(1 << 20, 64 * kKiB);                                         // and 16 adjacent ones
+  core->writes.clear();
+  core->hold_writes = true;
+  std::optional<Status> cleaned, late_write, early_write;
+  {
+    EventLoop::ScopedCurrent scope(&h->loop);
+    h->cache->clean_all(nullptr, [&](Status s) { cleaned = s; });
+  }
+  h->loop.run_for(kSettle);
+  // One batch of 21 groups, 4 of them (the default writes_in_flight) being copied.
+  EXPECT_EQ(core->writes.size(), 4u);
+  // A write to the 20th scattered line, whose group has not started: done at once.
+  auto late = Pattern(9, 19 * 8 * kKiB, 4 * kKiB);
+  // A write to the first line, whose copy is on its way to the core: waits for it.
+  auto early = Pattern(9, 0, 4 * kKiB);
+  {
+    EventLoop::ScopedCurrent scope(&h->loop);
+    h->cache->write(19 * 8 * kKiB, late, {}, [&](Status s) { late_write = s; });
+    h->cache->write(0, early, {}, [&](Status s) { early_write = s; });
+  }
+  h->loop.run_for(kSettle);
+  ASSERT_TRUE(late_write.has_value());
+  EXPECT_TRUE(late_write->ok());
+  EXPECT_FALSE(early_write.has_value());
+  EXPECT_EQ(core->writes.size(), 4u);
+  // Each finished group lets the next start.
+  EXPECT_EQ(core->release_held(h->loop), 4u);
+  h->loop.run_for(kSettle);
+  ASSERT_TRUE(early_write.has_value());
+  EXPECT_TRUE(early_write->ok());
+  EXPECT_EQ(core->writes.size(), 8u);
+  while (!cleaned && core->release_held(h->loop) > 0) h->loop.run_for(kSettle);
+  ASSERT_TRUE(cleaned.has_value());
+  EXPECT_TRUE(cleaned->ok());
+  // 20 single lines and the 16 adjacent ones as one write; the late write's data went with its
+  // line's group. The early write came after its line's copy: clean_all's next batch took it.
+  EXPECT_EQ(core->writes.size(), 22u);
+  EXPECT_EQ(core->writes.back(), std::make_pair(uint64_t{0}, 4 * kKiB));
+  EXPECT_EQ(h->cache->counters().lines_dirty, 0u);
+  std::copy(late.begin(), late.end(), want.begin() + 19 * 8 * kKiB);
+  std::copy(early.begin(), early.end(), want.begin());
+  EXPECT_EQ(Core(), want);
 }
 
 TEST(CleanerRunsTest, RunsPrefixCountsRunsOfAdjacentLines) {

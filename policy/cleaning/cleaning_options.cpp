@@ -7,6 +7,7 @@ namespace {
 
 constexpr uint32_t kMaxBatchBlocks = uint32_t{1} << 20;
 constexpr uint64_t kMaxWriteBytes = uint64_t{64} << 20;
+constexpr uint32_t kMaxWritesInFlight = 1024;
 
 }  // namespace
 
@@ -34,6 +35,9 @@ Status CleaningOptions::validate() const {
   }
   if (max_batch_runs < 1 || max_batch_runs > kMaxBatchBlocks) {
     return Status::InvalidArgument("max_batch_runs must be in [1, 1048576]");
+  }
+  if (writes_in_flight < 1 || writes_in_flight > kMaxWritesInFlight) {
+    return Status::InvalidArgument("writes_in_flight must be in [1, 1024]");
   }
   if (max_write_bytes < 4096 || max_write_bytes > kMaxWriteBytes || max_write_bytes % 4096 != 0) {
     return Status::InvalidArgument(

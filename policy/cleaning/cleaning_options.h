@@ -43,11 +43,15 @@ struct CleaningOptions {
   // [4096, 67108864]. Default: 1 MiB.
   uint64_t max_write_bytes = uint64_t{1} << 20;
   // Separate core writes (runs of adjacent dirty blocks) in one batch, at most: scattered blocks
-  // cost an HDD a seek each, and a client write to a line of a running batch waits for the batch
-  // (its lines stay locked until their copies reached the core). Sequential dirty data still
-  // goes in full batches. In [1, 1048576]. Default: 64 (docs/policy-cleaning.md, "Scattered
-  // batches and client writes").
+  // cost an HDD a seek each, and each batch ends with a core flush and a new plan. Sequential
+  // dirty data still goes in full batches. In [1, 1048576]. Default: 64 (docs/policy-cleaning.md,
+  // "Scattered batches and client writes").
   uint32_t max_batch_runs = 64;
+  // Core writes of a batch in flight at once. The cleaner locks a group of adjacent lines (one
+  // core write's worth) only when it starts copying it, until the copy reached the core: a
+  // client write to a line of a running batch waits for at most this many core writes, not for
+  // the batch. More lets the disk reorder scattered writes. In [1, 1024]. Default: 4.
+  uint32_t writes_in_flight = 4;
 
   // The age_margin that goes with a max_dirty_age set by an operator: a sixth of it (the
   // defaults: 5 s of 30).

@@ -31,6 +31,12 @@ TEST(CleaningOptionsTest, DefaultsAndEdgesAreValid) {
   EXPECT_EQ(Error([](CleaningOptions& o) { o.max_batch_runs = (1 << 20) + 1; }),
             "max_batch_runs must be in [1, 1048576]");
   EXPECT_EQ(Error([](CleaningOptions& o) { o.max_write_bytes = 64 << 20; }), "ok");
+  EXPECT_EQ(Error([](CleaningOptions& o) { o.writes_in_flight = 1; }), "ok");
+  EXPECT_EQ(Error([](CleaningOptions& o) { o.writes_in_flight = 1024; }), "ok");
+  EXPECT_EQ(Error([](CleaningOptions& o) { o.writes_in_flight = 0; }),
+            "writes_in_flight must be in [1, 1024]");
+  EXPECT_EQ(Error([](CleaningOptions& o) { o.writes_in_flight = 1025; }),
+            "writes_in_flight must be in [1, 1024]");
 }
 
 TEST(CleaningOptionsTest, ValidateNamesTheBadField) {
