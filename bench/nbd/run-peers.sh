@@ -7,6 +7,8 @@
 #                          [--tiercached-args "ARGS"]   (extra daemon options, e.g. "--poll-us 50")
 #                          [--io-backends "uring aio"]  (one tiercached per --io-backend, each
 #                                                        its own column: setup tiercached-BACKEND)
+#                          [--pin-qd1 CPU]  (adds the QD1 cell with fio and the server both on
+#                                            CPU: the latency without a cross-CPU wake-up)
 #
 # Setups: fio 3.33; NBD setups through fio's nbd engine (libnbd), one connection, Unix socket.
 #   raw       fio libaio, O_DIRECT, on the cache file's data region: the bytes tiercached serves
@@ -29,6 +31,11 @@
 # right after each submission (fio's "IO depths" for raw, bucketed; tiercached's `status` io
 # counters for its cache device), and the disk's own mean queue (`aqu-sz` of iostat: weighted
 # I/O time over elapsed time in /proc/diskstats, which counts any other I/O on the disk too).
+# With --pin-qd1 CPU the QD1 read cell runs a second time with fio and the server's threads on
+# that one CPU (taskset), for every read setup. An NBD request wakes the server and its reply
+# wakes fio: on a VM whose idle vCPUs halt each such wake-up across CPUs costs tens of
+# microseconds, which the pinned cell leaves out (pick the CPU that takes the disk's interrupts,
+# /proc/interrupts, or raw fio pays one such wake-up per read too).
 # On a shared machine run it with priority, e.g. `nice -n -10 bench/nbd/run-peers.sh`.
 set -euo pipefail
 
@@ -43,7 +50,8 @@ THREADS=""
 JSON_OUT=""
 TC_EXTRA=""
 IO_BACKENDS=""
-usage() { sed -n '2,35p' "$0"; }
+PIN_CPU=""
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d'; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --dir) DIR="$2"; shift 2 ;;
@@ -56,6 +64,7 @@ while [ $# -gt 0 ]; do
     --json) JSON_OUT="$2"; shift 2 ;;
     --tiercached-args) TC_EXTRA="$2"; shift 2 ;;
     --io-backends) IO_BACKENDS="$2"; shift 2 ;;
+    --pin-qd1) PIN_CPU="$2"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "run-peers.sh: unknown argument $1" >&2; usage >&2; exit 2 ;;
   esac
@@ -67,6 +76,11 @@ NBD_TEST_SERVER="$BUILD_DIR/daemon/nbd/nbd_test_server"
 for tool in "$TIERCACHED" "$TIERCACHE" "$NBD_TEST_SERVER"; do
   [ -x "$tool" ] || { echo "run-peers.sh: $tool is not built (see --build-dir)" >&2; exit 1; }
 done
+if [ -n "$PIN_CPU" ] && ! taskset -c "$PIN_CPU" true 2>/dev/null; then
+  echo "run-peers.sh: --pin-qd1 $PIN_CPU is not a CPU this process may use ($(taskset -p -c $$ |
+    sed 's/.*: //'))" >&2
+  exit 2
+fi
 for tool in fio nbdkit jq numfmt; do
   command -v "$tool" >/dev/null || { echo "run-peers.sh: $tool is missing" >&2; exit 1; }
 done
@@ -169,6 +183,14 @@ disk_sample() {  # "WEIGHTED_MS NOW_MS" (field 14 of diskstats: time-weighted I/
   echo "$(awk -v d="$DISK" '$3 == d { print $14 }' /proc/diskstats) $(($(date +%s%N) / 1000000))"
 }
 
+# pin SETUP CPUS: moves every thread of SETUP's server (none for raw) to CPUS.
+pin() {
+  [ -s "$DIR/$1.pid" ] || return 0
+  taskset -a -p -c "$2" "$(cat "$DIR/$1.pid")" >/dev/null
+}
+ALL_CPUS="$(taskset -p -c $$ | sed 's/.*: //')"
+FIO_PREFIX=()  # e.g. (taskset -c 1) while a pinned cell runs
+
 # fio on one setup; appends "TEST SETUP ROUND iops bw_bytes lat_us p99_us" to $RESULTS.
 run_fio() {
   local test="$1" setup="$2" round="$3"
@@ -184,7 +206,8 @@ run_fio() {
   local out="$DIR/fio-$test-$setup-$round.json" before="" disk_before
   if is_tc "$setup"; then before="$(tc_cost "$setup")"; fi
   disk_before="$(disk_sample)"
-  fio --name="$test" "${target[@]}" --size="$BYTES" --time_based --runtime="$RUNTIME" \
+  "${FIO_PREFIX[@]}" fio --name="$test" "${target[@]}" --size="$BYTES" --time_based \
+      --runtime="$RUNTIME" \
       --ramp_time="$RAMP" --norandommap --randrepeat=0 --output-format=json --output="$out" "$@"
   local aqu
   aqu="$(echo "$disk_before $(disk_sample)" |
@@ -287,6 +310,15 @@ for ((round = 1; round <= ROUNDS; round++)); do
       run_fio "$test" "$setup" "$round" "${args[@]}"
     done
   done
+  [ -n "$PIN_CPU" ] || continue
+  for setup in "${READ_SETUPS[@]}"; do
+    log "round $round/$ROUNDS: RANDREAD1 on $setup, fio and server on CPU $PIN_CPU"
+    pin "$setup" "$PIN_CPU"
+    FIO_PREFIX=(taskset -c "$PIN_CPU")
+    run_fio RANDREAD1_PINNED "$setup" "$round" "${RANDREAD1[@]}"
+    FIO_PREFIX=()
+    pin "$setup" "$ALL_CPUS"
+  done
 done
 TC_MISSES=$(($(tc_misses) - misses0))
 
@@ -375,6 +407,7 @@ rr_raw=$(median RANDREAD32 raw 4); rr_file=$(median RANDREAD32 nbdkit-file 4)
 rr_cf=$(median RANDREAD32 cache-filter 4)
 l_raw=$(median RANDREAD1 raw 6); l_cf=$(median RANDREAD1 cache-filter 6)
 l_mem=$(median RANDREAD1 nbd-mem 6)
+[ -z "$PIN_CPU" ] || lp_raw=$(median RANDREAD1_PINNED raw 6)
 s_raw=$(median SEQREAD8 raw 5)
 w_raw=$(median RANDWRITE32 raw-scratch 4); w_cf=$(median RANDWRITE32 cache-filter 4)
 
@@ -392,6 +425,10 @@ t_rr_raw() { local v; v=$(median RANDREAD32 "$1" 4); echo "$(ratio "$v" "$rr_raw
 t_rr_file() { local v; v=$(median RANDREAD32 "$1" 4); echo "$(ratio "$v" "$rr_file")|$(verdict "$v >= 2 * $rr_file")"; }
 t_l15() { local v; v=$(median RANDREAD1 "$1" 6); echo "+$(calc "printf \"%.1f us\", $v - $l_raw")|$(verdict "$v <= $l_raw + 15")"; }
 t_l10() { local v; v=$(median RANDREAD1 "$1" 6); echo "+$(calc "printf \"%.1f us\", $v - $l_raw")|$(verdict "$v <= $l_raw + 10")"; }
+t_l10_pinned() {
+  local v; v=$(median RANDREAD1_PINNED "$1" 6)
+  echo "+$(calc "printf \"%.1f us\", $v - $lp_raw")|$(verdict "$v <= $lp_raw + 10")"
+}
 t_s_raw() { local v; v=$(median SEQREAD8 "$1" 5); echo "$(ratio "$v" "$s_raw")|$(verdict "$v >= 0.9 * $s_raw")"; }
 t_w_raw() { local v; v=$(median RANDWRITE32 "$1" 4); echo "$(ratio "$v" "$w_raw")|$(verdict "$v >= 0.9 * $w_raw")"; }
 t_rr_cf() { echo "$(ratio "$(median RANDREAD32 "$1" 4)" "$rr_cf")|"; }
@@ -407,6 +444,9 @@ target_header() {
   printf '%s\n%s\n' "$line" "$sep"
 }
 
+PINNED_ROW="4K randread QD1 mean latency, fio and server on CPU $PIN_CPU"
+PINNED_TARGET="QD1 mean latency <= raw + 10 us, fio and server on CPU $PIN_CPU"
+PINNED_TARGET+=" (no cross-CPU wake-up)"
 tc_options="${tc_args[*]}"  # the last daemon's
 [ "${#TC_SETUPS[@]}" = 1 ] || tc_options+=" (one daemon per --io-backend: $IO_BACKENDS)"
 
@@ -423,6 +463,7 @@ $(header test "${READ_SETUPS[@]}")
 $(row "4K randread QD32 IOPS" RANDREAD32 iops "${READ_SETUPS[@]}")
 $(row "4K randread QD1 mean latency" RANDREAD1 lat "${READ_SETUPS[@]}")
 $(row "4K randread QD1 p99 latency" RANDREAD1 p99 "${READ_SETUPS[@]}")
+$([ -z "$PIN_CPU" ] || row "$PINNED_ROW" RANDREAD1_PINNED lat "${READ_SETUPS[@]}")
 $(row "1M seq read QD8" SEQREAD8 bw "${READ_SETUPS[@]}")
 $(row "4K randwrite QD32 IOPS (tiercached in wb)" RANDWRITE32 iops "${WRITE_SETUPS[@]}") | |
 
@@ -431,7 +472,7 @@ switches; medians of the rounds; /proc and its request counters, including fio's
 
 | test | setup | CPU per request | page faults per request | context switches per request |
 |---|---|---|---|---|
-$(for t in RANDREAD32 RANDREAD1 SEQREAD8 RANDWRITE32; do
+$(for t in RANDREAD32 RANDREAD1 ${PIN_CPU:+RANDREAD1_PINNED} SEQREAD8 RANDWRITE32; do
     for s in "${TC_SETUPS[@]}"; do cost_row "$t" "$s"; done
   done)
 
@@ -441,7 +482,7 @@ device's io counters), then the disk's mean queue over the run (diskstats of ${D
 weighted I/O time / elapsed time, iostat's aqu-sz; other I/O on that disk counts too):
 
 $(header test raw "${TC_SETUPS[@]}")
-$(for t in RANDREAD32 RANDREAD1 SEQREAD8; do depth_row "$t" raw; done)
+$(for t in RANDREAD32 RANDREAD1 ${PIN_CPU:+RANDREAD1_PINNED} SEQREAD8; do depth_row "$t" raw; done)
 $(depth_row RANDWRITE32 raw-scratch)
 
 $(target_header)
@@ -449,6 +490,7 @@ $(target_row "4K randread QD32 >= 0.9x raw libaio" t_rr_raw)
 $(target_row "4K randread QD32 >= 2x nbdkit file" t_rr_file)
 $(target_row "QD1 mean latency <= raw + 15 us" t_l15)
 $(target_row "QD1 mean latency <= raw + 10 us (issue 11)" t_l10)
+$([ -z "$PIN_CPU" ] || target_row "$PINNED_TARGET" t_l10_pinned)
 $(target_row "1M seq read QD8 >= 0.9x raw" t_s_raw)
 $(target_row "4K randwrite QD32 (wb) >= 0.9x raw libaio (issue 11)" t_w_raw)
 $(target_row "reference: hot 4K randread QD32 vs nbdkit cache filter" t_rr_cf)
