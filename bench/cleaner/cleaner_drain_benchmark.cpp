@@ -38,6 +38,7 @@ struct Config {
   uint64_t max_write_bytes = 0;     // cleaner coalescing bound; 0: the default
   uint32_t idle_batch_blocks = 0;   // cleaner batch when idle; 0: the default
   uint32_t writes_in_flight = 0;    // cleaner core writes in flight; 0: the default
+  uint32_t max_batch_runs = 0;      // cleaner runs of adjacent lines per batch; 0: the default
   uint64_t Stride() const { return stride > 0 ? stride : request; }
   uint64_t Span() const { return bytes / request * Stride(); }  // bytes from the first to the end
 };
@@ -143,6 +144,7 @@ CacheOptions DrainOptions(LoopDriver& driver, const Config& c) {
   if (c.max_write_bytes > 0) o.cleaning_options.max_write_bytes = c.max_write_bytes;
   if (c.idle_batch_blocks > 0) o.cleaning_options.idle_batch_blocks = c.idle_batch_blocks;
   if (c.writes_in_flight > 0) o.cleaning_options.writes_in_flight = c.writes_in_flight;
+  if (c.max_batch_runs > 0) o.cleaning_options.max_batch_runs = c.max_batch_runs;
   return o;
 }
 
@@ -264,6 +266,8 @@ int main(int argc, char** argv) {
                  "cleaner 4 KiB blocks per idle batch (default: the option's)");
   app.add_option("--writes-in-flight", c.writes_in_flight,
                  "cleaner core writes in flight (default: the option's)");
+  app.add_option("--max-batch-runs", c.max_batch_runs,
+                 "cleaner runs of adjacent lines per batch (default: the option's)");
   CLI11_PARSE(app, argc, argv);
   for (auto [text, out] : {std::pair{&bytes, &c.bytes}, std::pair{&request, &c.request},
                            std::pair{&cache, &c.cache_bytes}, std::pair{&stride, &c.stride},

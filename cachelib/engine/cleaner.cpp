@@ -36,6 +36,10 @@ struct Cleaner::Batch {
   uint32_t groups_in_flight = 0;
   bool starting = false;  // start_groups is running (arrive may call it again)
   uint32_t pending = 0;   // entries not yet arrived
+  CleaningOrder order = CleaningOrder::kLba;
+  // An idle batch: no group starts once foreground_ops moved past this (a client came back).
+  bool yield_to_clients = false;
+  uint64_t foreground_ops = 0;
   Status status;
   Nanos started{0};
 };
@@ -269,6 +273,9 @@ void Cleaner::run_batch(const CleaningPlan& plan) {
   batch->started = loop_->clock().now();
   batch->entries.resize(lines.size());
   batch->pending = uint32_t(lines.size());
+  batch->order = plan.order;
+  batch->yield_to_clients = plan.yield_to_clients;
+  batch->foreground_ops = engine_.foreground_ops.load(std::memory_order_relaxed);
   const uint64_t group_lines = std::max<uint64_t>(1, options_.max_write_bytes / engine_.line_size);
   for (size_t i = 0; i < lines.size(); ++i) {
     if (i == 0 || lines[i] != lines[i - 1] + 1 ||
@@ -289,10 +296,25 @@ void Cleaner::start_groups(const std::shared_ptr<Batch>& batch) {
   batch->starting = true;
   while (batch->groups_in_flight < options_.writes_in_flight &&
          batch->next_group < batch->groups.size()) {
+    if (batch->yield_to_clients &&
+        engine_.foreground_ops.load(std::memory_order_relaxed) != batch->foreground_ops) {
+      skip_rest(batch);
+      break;
+    }
     ++batch->groups_in_flight;
     start_group(batch, batch->next_group++);
   }
   batch->starting = false;
+}
+
+void Cleaner::skip_rest(const std::shared_ptr<Batch>& batch) {
+  const size_t first = batch->groups[batch->next_group].begin;
+  const size_t skipped = batch->entries.size() - first;
+  batch->next_group = batch->groups.size();
+  // The window is untouched while a batch runs: its next batch starts at the first skipped line.
+  if (batch->order == CleaningOrder::kLba) plan_pos_ -= skipped;
+  batch->pending -= uint32_t(skipped);
+  if (batch->pending == 0) finish_batch(batch, batch->status);
 }
 
 void Cleaner::start_group(const std::shared_ptr<Batch>& batch, size_t g) {

@@ -82,6 +82,9 @@ class Cleaner {
   // Starts the batch's next groups of adjacent lines while fewer than writes_in_flight are
   // being copied: a line is locked only from its group's start to its copy's end.
   void start_groups(const std::shared_ptr<Batch>& batch);
+  // An idle batch met a client request: starts no more groups; the lines not started stay
+  // dirty and, in LBA order, come first in the next batch.
+  void skip_rest(const std::shared_ptr<Batch>& batch);
   // Locks group `g`'s lines, waits for their limbo lines' free record, copies the ready ones.
   void start_group(const std::shared_ptr<Batch>& batch, size_t g);
   // Locks entry `index`'s line, notes its dirty sectors, waits for its limbo line's free record;

@@ -4,6 +4,7 @@
 // live change of policy takes effect. Core writes are counted by a wrapper on the core.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <utility>
@@ -394,6 +395,40 @@ TEST_F(CleanerTest, AClientWriteWaitsOnlyForTheCopiesInFlight) {
   EXPECT_EQ(h->cache->counters().lines_dirty, 0u);
   std::copy(late.begin(), late.end(), want.begin() + 19 * 8 * kKiB);
   std::copy(early.begin(), early.end(), want.begin());
+  EXPECT_EQ(Core(), want);
+}
+
+// An idle batch (the target policy's, after idle_after without a request) stops starting groups
+// at the first client request: the copies in flight finish, the rest stays dirty until the
+// cache is idle again.
+TEST_F(CleanerTest, AnIdleBatchStopsForAClient) {
+  Make(4096);
+  constexpr Nanos kSettle = std::chrono::milliseconds(100);
+  for (uint64_t i = 0; i < 20; ++i) Write(i * 8 * kKiB, 4 * kKiB);  // 20 scattered lines
+  Write(1 << 20, 64 * kKiB);                                         // and 16 adjacent ones
+  core->writes.clear();
+  core->hold_writes = true;
+  CleaningOptions o;
+  o.max_batch_runs = 10;  // the batch takes 10 of the window's 21 runs
+  ASSERT_TRUE(testing::SyncSetCleaning(h->loop, *h->cache, "target", o).ok());
+  h->loop.run_for(std::chrono::milliseconds(1500));  // idle after 1 s: a batch of 10 groups
+  EXPECT_EQ(core->writes.size(), 4u);
+  std::vector<std::byte> buf(4 * kKiB);
+  ASSERT_TRUE(testing::SyncRead(h->loop, *h->cache, 2 << 20, buf).ok());  // a client
+  EXPECT_EQ(core->release_held(h->loop), 4u);
+  h->loop.run_for(kSettle);
+  EXPECT_EQ(core->writes.size(), 4u);
+  EXPECT_EQ(h->cache->counters().lines_dirty, 32u);
+  EXPECT_EQ(h->cache->counters().cleaned_lines, 4u);
+  // Idle again: the rest goes.
+  core->hold_writes = false;
+  h->loop.run_for(std::chrono::seconds(3));
+  EXPECT_EQ(core->writes.size(), 21u);
+  // In LBA order from the first line the stopped batch did not start (not from the window's
+  // 11th run, where the stopped batch would have ended).
+  EXPECT_EQ(core->writes[4], std::make_pair(4 * 8 * kKiB, 4 * kKiB));
+  EXPECT_TRUE(std::is_sorted(core->writes.begin() + 4, core->writes.end()));
+  EXPECT_EQ(h->cache->counters().lines_dirty, 0u);
   EXPECT_EQ(Core(), want);
 }
 

@@ -64,6 +64,9 @@ struct CleaningPlan {
   Nanos recheck_after = kNeverRecheck;      // !clean_now only: delay from inputs.now
   uint64_t wake_at_dirty_blocks = kNeverWake;  // !clean_now only
   CleaningReason reason = CleaningReason::kNone;
+  // clean_now only: the batch is for an idle cache, so it stops starting copies once a client
+  // request arrives (the copies in flight finish; the rest stays dirty for the next plan).
+  bool yield_to_clients = false;
 
   bool operator==(const CleaningPlan&) const = default;
 };

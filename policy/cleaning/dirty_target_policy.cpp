@@ -55,7 +55,11 @@ CleaningPlan DirtyTargetPolicy::decide(const CleaningInputs& in) const {
   if (in.dirty_blocks > Threshold(options_.dirty_high, in.total_blocks)) {
     return CleanNow(CleaningReason::kHigh, batch, CleaningOrder::kLba);
   }
-  if (idle) return CleanNow(CleaningReason::kIdle, batch, CleaningOrder::kLba);
+  if (idle) {
+    CleaningPlan plan = CleanNow(CleaningReason::kIdle, batch, CleaningOrder::kLba);
+    plan.yield_to_clients = true;
+    return plan;
+  }
   return decide_active(in);
 }
 

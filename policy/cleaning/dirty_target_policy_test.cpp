@@ -14,7 +14,7 @@ void PrintTo(const CleaningPlan& p, std::ostream* os) {
       << " order=" << (p.order == CleaningOrder::kLba ? "lba" : "oldest")
       << " recheck_after=" << p.recheck_after.count()
       << " wake_at=" << p.wake_at_dirty_blocks << " reason=" << CleaningReasonName(p.reason)
-      << "}";
+      << " yield=" << p.yield_to_clients << "}";
 }
 
 namespace {
@@ -41,6 +41,7 @@ CleaningPlan Clean(uint32_t blocks, CleaningReason reason,
   p.max_blocks = blocks;
   p.order = order;
   p.reason = reason;
+  p.yield_to_clients = reason == CleaningReason::kIdle;  // OnlyIdleBatchesYieldToClients
   return p;
 }
 
@@ -62,6 +63,29 @@ TEST(DirtyTargetPolicyTest, IdleCleansInLbaOrderWithIdleBatches) {
   EXPECT_EQ(PlanFor(in), Clean(4096, CleaningReason::kIdle));
   in.since_foreground = Nanos::max();  // no foreground request ever
   EXPECT_EQ(PlanFor(in), Clean(4096, CleaningReason::kIdle));
+}
+
+// An idle batch assumes no client: the cleaner stops it at the first request. The others clean
+// whatever the clients do (drain, age, high) or are small already (the busy share).
+TEST(DirtyTargetPolicyTest, OnlyIdleBatchesYieldToClients) {
+  CleaningInputs in = Active();
+  in.since_foreground = seconds(2);
+  EXPECT_TRUE(PlanFor(in).yield_to_clients);
+  in.drain_requested = true;
+  EXPECT_FALSE(PlanFor(in).yield_to_clients);
+  in = Active();
+  in.dirty_blocks = 600;  // above high
+  EXPECT_FALSE(PlanFor(in).yield_to_clients);
+  in.since_foreground = seconds(2);  // idle too: high comes first
+  EXPECT_FALSE(PlanFor(in).yield_to_clients);
+  in = Active();
+  in.oldest_dirty_age = seconds(26);  // the age bound
+  in.since_foreground = seconds(2);
+  EXPECT_FALSE(PlanFor(in).yield_to_clients);
+  in = Active();
+  in.dirty_blocks = 300;  // above target, clients active: a busy-share batch
+  ASSERT_TRUE(PlanFor(in).clean_now);
+  EXPECT_FALSE(PlanFor(in).yield_to_clients);
 }
 
 TEST(DirtyTargetPolicyTest, ActiveBelowTargetWaitsUntilIdleOrAge) {
