@@ -29,12 +29,12 @@ namespace {
 
 struct Config {
   std::string hdd_model = "hdd7200", ssd_model = "sata-ssd";
-  uint64_t bytes = 256ull << 20;    // sequential data written, from offset 0
+  uint64_t bytes = 256ull << 20;    // data written, from offset 0
   uint64_t request = 1ull << 20;    // bytes per client write
   uint64_t stride = 0;              // bytes from one write's start to the next; 0: request
   uint32_t depth = 1;               // client writes in flight
   uint32_t line_size = 4096;        // cache line size
-  uint64_t cache_bytes = 0;         // SSD size; 0: 8 x bytes (stays below the dirty target)
+  uint64_t cache_bytes = 0;         // SSD size; 0: 8 x Span() (stays below the dirty target)
   uint64_t max_write_bytes = 0;     // cleaner coalescing bound; 0: the default
   uint32_t idle_batch_blocks = 0;   // cleaner batch when idle; 0: the default
   uint32_t writes_in_flight = 0;    // cleaner core writes in flight; 0: the default
@@ -251,16 +251,16 @@ int Run(const Config& c) {
 
 int main(int argc, char** argv) {
   tiercache::bench::Config c;
-  CLI::App app{"Cleaner write-back rate: idle drain vs the HDD model's sequential writes"};
+  CLI::App app{"Cleaner write-back rate: idle drain vs the HDD model writing the same blocks"};
   std::string bytes = "256M", request = "1M", stride, cache, max_write;
   app.add_option("--hdd-model", c.hdd_model, "HDD profile (hdd7200, hdd5400, hdd10k)");
   app.add_option("--ssd-model", c.ssd_model, "SSD profile (sata-ssd, nvme)");
-  app.add_option("--bytes", bytes, "sequential data written (default 256M)");
+  app.add_option("--bytes", bytes, "data written (default 256M)");
   app.add_option("--request", request, "bytes per write (default 1M)");
   app.add_option("--stride", stride, "bytes from one write to the next (default: --request)");
   app.add_option("--depth", c.depth, "writes in flight (default 1)");
   app.add_option("--line-size", c.line_size, "cache line size in bytes (default 4096)");
-  app.add_option("--cache-size", cache, "SSD size (default 8 x --bytes)");
+  app.add_option("--cache-size", cache, "SSD size (default 8 x the span written)");
   app.add_option("--max-write", max_write, "cleaner coalescing bound (default: the option's)");
   app.add_option("--idle-batch", c.idle_batch_blocks,
                  "cleaner 4 KiB blocks per idle batch (default: the option's)");

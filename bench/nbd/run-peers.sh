@@ -207,8 +207,8 @@ run_fio() {
   if is_tc "$setup"; then before="$(tc_cost "$setup")"; fi
   disk_before="$(disk_sample)"
   "${FIO_PREFIX[@]}" fio --name="$test" "${target[@]}" --size="$BYTES" --time_based \
-      --runtime="$RUNTIME" \
-      --ramp_time="$RAMP" --norandommap --randrepeat=0 --output-format=json --output="$out" "$@"
+      --runtime="$RUNTIME" --ramp_time="$RAMP" --norandommap --randrepeat=0 \
+      --output-format=json --output="$out" "$@"
   local aqu
   aqu="$(echo "$disk_before $(disk_sample)" |
     awk '$4 > $2 && $1 + $3 > 0 { printf "%.2f", ($3 - $1) / ($4 - $2); next } { print "nan" }')"

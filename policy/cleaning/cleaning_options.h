@@ -51,7 +51,9 @@ struct CleaningOptions {
   // Core writes of a batch in flight at once. The cleaner locks a group of adjacent lines (one
   // core write's worth) only when it starts copying it, until the copy reached the core: a
   // client write to a line of a running batch waits for at most this many core writes, not for
-  // the batch. More lets the disk reorder scattered writes. In [1, 1024]. Default: 4.
+  // the batch, and a client coming back to an idle cache finds at most this many in the disk's
+  // queue. More lets the disk reorder scattered writes (16 drained dense scattered blocks 1.34x
+  // faster on the models). In [1, 1024]. Default: 4.
   uint32_t writes_in_flight = 4;
 
   // The age_margin that goes with a max_dirty_age set by an operator: a sixth of it (the
