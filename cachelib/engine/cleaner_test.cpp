@@ -1,7 +1,9 @@
 // The cleaner's coalescing (WritebackRun): adjacent dirty sectors of a batch's lines reach the
 // core as one write, up to CleaningOptions::max_write_bytes; holes and partly dirty lines break a
 // run; a failed SSD read fails only its line; a full core keeps the data dirty and says why; a
-// live change of policy takes effect. Core writes are counted by a wrapper on the core.
+// live change of policy takes effect; a batch locks only the groups it is copying, and an idle
+// batch stops at a client request. Core writes are counted (and held back) by a wrapper on the
+// core.
 #include <gtest/gtest.h>
 
 #include <algorithm>
