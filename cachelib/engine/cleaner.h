@@ -3,9 +3,9 @@
 // groups of adjacent lines (a few in flight): lock each line (shared), copy its dirty sectors
 // SSD -> core (adjacent dirty sectors as one core write, WritebackRun), unlock; once all are
 // done flush the core; then clear the dirty bits of lines no write touched meanwhile and persist
-// their records. Lines come in LBA
-// order (sorted windows of the shards' dirty bitmaps) or, to keep the age bound, oldest epoch
-// first. Between batches it asks the policy again, so foreground I/O is never starved.
+// their records. Lines come in LBA order (sorted windows of the shards' dirty bitmaps) or, to
+// keep the age bound, oldest epoch first. Between batches it asks the policy again, and an idle
+// batch stops at a client request, so foreground I/O is never starved.
 // Thread-safe: public methods post to the background loop; all state lives there.
 #pragma once
 
