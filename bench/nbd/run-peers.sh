@@ -16,6 +16,10 @@
 #   tiercached  over that cache file (O_DIRECT), warm: every line of the volume is cached;
 #             its core is a second file of the volume's size. With --io-backends, one daemon per
 #             backend, each with its own cache and core files (the first one's is raw's file)
+#   nbd-direct  our NBD server (daemon/nbd nbd_test_server --direct-file) on the same data
+#             region through tiercached's own FileDevice (O_DIRECT, io_uring): tiercached's
+#             front-end and device path without the cache engine, so tiercached against it is
+#             what the engine costs and it against raw is what NBD costs on this machine
 #   nbdkit-file `nbdkit file CACHEFILE cache=none` on the same data region
 #   cache-filter  nbdkit's cache filter (cache-on-read, writeback) over the core file; its cache
 #             is a page-cached temporary file in DIR: a RAM-speed reference, not a target
@@ -24,8 +28,8 @@
 #   nbdkit-mem `nbdkit memory`: the same floor for nbdkit
 # Every file and memory export is fully written first (holes read for free). Read tests run in
 # rounds with the setups interleaved, and the median of the rounds is printed. Then 4 KiB
-# random writes QD32: tiercached in wb over its warm lines, raw and nbdkit file on a scratch
-# file of the same size, the cache filter in writeback. After each tiercached write run its dirty
+# random writes QD32: tiercached in wb over its warm lines, raw, nbd-direct and nbdkit file on a
+# scratch file of the same size, the cache filter in writeback. After each tiercached write run its dirty
 # lines are flushed (untimed), so that its write-back does not run under the next cell.
 # Device queue depth, for raw and each tiercached: the mean number of operations in the kernel
 # right after each submission (fio's "IO depths" for raw, bucketed; tiercached's `status` io
@@ -200,7 +204,7 @@ run_fio() {
     raw) target=(--ioengine=libaio --direct=1 --filename="$RAW_FILE" --offset="$DATA_OFF") ;;
     raw-scratch) target=(--ioengine=libaio --direct=1 --filename="$DIR/scratch.img") ;;
     tiercached*) target=(--ioengine=nbd --uri="nbd+unix:///?socket=$(tc_sock "$setup")") ;;
-    nbdkit-file) target=(--ioengine=nbd --uri="$(uri nbdkit-file)" --offset="$DATA_OFF") ;;
+    nbdkit-file|nbd-direct) target=(--ioengine=nbd --uri="$(uri "$setup")" --offset="$DATA_OFF") ;;
     *) target=(--ioengine=nbd --uri="$(uri "$setup")") ;;
   esac
   local out="$DIR/fio-$test-$setup-$round.json" before="" disk_before
@@ -241,8 +245,8 @@ SEQREAD8=(--rw=read --bs=1M --iodepth=8)
 RANDWRITE32=(--rw=randwrite --bs=4k --iodepth=32)
 SEQWRITE=(--rw=write --bs=1M --iodepth=8 --time_based=0 --runtime=0 --ramp_time=0)
 SEQREAD_ONCE=(--rw=read --bs=1M --iodepth=8 --time_based=0 --runtime=0 --ramp_time=0)
-READ_SETUPS=(raw "${TC_SETUPS[@]}" nbdkit-file cache-filter nbd-mem nbdkit-mem)
-WRITE_SETUPS=(raw-scratch "${TC_SETUPS[@]}" nbdkit-scratch cache-filter)
+READ_SETUPS=(raw "${TC_SETUPS[@]}" nbd-direct nbdkit-file cache-filter nbd-mem nbdkit-mem)
+WRITE_SETUPS=(raw-scratch "${TC_SETUPS[@]}" nbd-direct-scratch nbdkit-scratch cache-filter)
 
 # --- setup ------------------------------------------------------------------------------------
 log "filling the files in $DIR ($SIZE each)"
@@ -267,6 +271,10 @@ for setup in "${TC_SETUPS[@]}"; do
   tc_args+=("${extra[@]}")
   "$TIERCACHED" "${tc_args[@]}"  # detaches once it serves
 done
+start_bg nbd-direct "$NBD_TEST_SERVER" --socket "$DIR/nbd-direct.sock" \
+    --pidfile "$DIR/nbd-direct.pid" --direct-file "$RAW_FILE"
+start_bg nbd-direct-scratch "$NBD_TEST_SERVER" --socket "$DIR/nbd-direct-scratch.sock" \
+    --pidfile "$DIR/nbd-direct-scratch.pid" --direct-file "$DIR/scratch.img"
 start_bg nbdkit-file nbdkit -f -U "$DIR/nbdkit-file.sock" -P "$DIR/nbdkit-file.pid" \
     file "$RAW_FILE" cache=none
 start_bg nbdkit-scratch nbdkit -f -U "$DIR/nbdkit-scratch.sock" -P "$DIR/nbdkit-scratch.pid" \
@@ -371,6 +379,7 @@ label() {  # SETUP: its column name
     tiercached-uring) echo "tiercached io_uring" ;;
     tiercached-aio) echo "tiercached libaio" ;;
     tiercached-*) echo "tiercached ${1#tiercached-}" ;;
+    nbd-direct|nbd-direct-scratch) echo "nbd_test_server O_DIRECT" ;;
     nbdkit-file|nbdkit-scratch) echo "nbdkit file" ;;
     cache-filter) echo "nbdkit cache filter" ;;
     nbd-mem) echo "nbd_test_server RAM" ;;
@@ -407,6 +416,8 @@ rr_raw=$(median RANDREAD32 raw 4); rr_file=$(median RANDREAD32 nbdkit-file 4)
 rr_cf=$(median RANDREAD32 cache-filter 4)
 l_raw=$(median RANDREAD1 raw 6); l_cf=$(median RANDREAD1 cache-filter 6)
 l_mem=$(median RANDREAD1 nbd-mem 6)
+rr_nd=$(median RANDREAD32 nbd-direct 4); l_nd=$(median RANDREAD1 nbd-direct 6)
+s_nd=$(median SEQREAD8 nbd-direct 5); w_nd=$(median RANDWRITE32 nbd-direct-scratch 4)
 [ -z "$PIN_CPU" ] || lp_raw=$(median RANDREAD1_PINNED raw 6)
 s_raw=$(median SEQREAD8 raw 5)
 w_raw=$(median RANDWRITE32 raw-scratch 4); w_cf=$(median RANDWRITE32 cache-filter 4)
@@ -434,7 +445,13 @@ t_w_raw() { local v; v=$(median RANDWRITE32 "$1" 4); echo "$(ratio "$v" "$w_raw"
 t_rr_cf() { echo "$(ratio "$(median RANDREAD32 "$1" 4)" "$rr_cf")|"; }
 t_l_cf() { echo "$(ratio "$(median RANDREAD1 "$1" 6)" "$l_cf")|"; }
 t_mem() { echo "$(calc "printf \"%.1f us\", $l_mem")|$(calc "print (($l_mem <= 15) ? \"within\" : \"above: the QD1 target is below this machine's NBD floor\")")"; }
+t_rr_nd() { echo "$(ratio "$(median RANDREAD32 "$1" 4)" "$rr_nd")|"; }
+t_l_nd() { echo "$(calc "printf \"%+.1f us\", $(median RANDREAD1 "$1" 6) - $l_nd")|"; }
+t_s_nd() { echo "$(ratio "$(median SEQREAD8 "$1" 5)" "$s_nd")|"; }
+t_w_nd() { echo "$(ratio "$(median RANDWRITE32 "$1" 4)" "$w_nd")|"; }
 t_w_cf() { echo "$(ratio "$(median RANDWRITE32 "$1" 4)" "$w_cf")|"; }
+# One line of the floor table: LABEL "MEASURED|VERDICT" (nbd-direct against raw).
+floor_row() { echo "| $1 | ${2%%|*} | ${2#*|} |"; }
 target_header() {
   local line="| target |" sep="|---|" setup
   for setup in "${TC_SETUPS[@]}"; do
@@ -497,6 +514,25 @@ $(target_row "reference: hot 4K randread QD32 vs nbdkit cache filter" t_rr_cf)
 $(target_row "reference: hot 4K randread QD1 latency vs nbdkit cache filter" t_l_cf)
 $(target_row "reference: NBD round trip alone (nbd_test_server over RAM, QD1) vs the 15 us budget" t_mem)
 $(target_row "reference: wb 4K randwrite QD32 vs nbdkit cache filter" t_w_cf)
+
+What the engine costs: tiercached against nbd_test_server O_DIRECT, the same NBD front-end and
+device path on the same bytes without the cache engine (wb writes against plain writes):
+
+$(target_header)
+$(target_row "4K randread QD32 IOPS, tiercached / no engine" t_rr_nd)
+$(target_row "4K randread QD1 mean latency, tiercached - no engine" t_l_nd)
+$(target_row "1M seq read QD8, tiercached / no engine" t_s_nd)
+$(target_row "4K randwrite QD32 IOPS, tiercached wb / no engine" t_w_nd)
+
+The floor: the issue-11 targets applied to nbd_test_server O_DIRECT itself (what NBD through
+fio's nbd engine costs on this machine before any cache work):
+
+| target | measured | verdict |
+|---|---|---|
+$(floor_row "4K randread QD32 >= 0.9x raw libaio" "$(ratio "$rr_nd" "$rr_raw")|$(verdict "$rr_nd >= 0.9 * $rr_raw")")
+$(floor_row "QD1 mean latency <= raw + 10 us" "$(calc "printf \"%+.1f us\", $l_nd - $l_raw")|$(verdict "$l_nd <= $l_raw + 10")")
+$(floor_row "1M seq read QD8 >= 0.9x raw" "$(ratio "$s_nd" "$s_raw")|$(verdict "$s_nd >= 0.9 * $s_raw")")
+$(floor_row "4K randwrite QD32 >= 0.9x raw libaio" "$(ratio "$w_nd" "$w_raw")|$(verdict "$w_nd >= 0.9 * $w_raw")")
 EOT
 if [ -n "$JSON_OUT" ]; then
   # {"results": [per fio run], "tiercached_costs": [per tiercached run, per request],

@@ -1,6 +1,8 @@
 // nbd_test_server: serves a MemoryDevice or a file over NBD with the tiercache NBD server.
 // Test-only: the e2e tests and benchmarks run real NBD clients against it. SIGTERM/SIGINT
-// stop it gracefully (in-flight requests finish) and it exits 0.
+// stop it gracefully (in-flight requests finish) and it exits 0. --direct-file serves the file
+// through tiercached's own FileDevice (O_DIRECT, io_uring or libaio): tiercached's front-end and
+// device path without the cache engine, the floor its benchmarks measure the engine against.
 #include <malloc.h>
 #include <getopt.h>
 
@@ -10,6 +12,7 @@
 
 #include "cachelib/common/epoll_event_loop.h"
 #include "cachelib/common/size_parser.h"
+#include "cachelib/device/file_device.h"
 #include "cachelib/device/memory_device.h"
 #include "daemon/common/daemon_process.h"
 #include "daemon/nbd/server.h"
@@ -21,7 +24,8 @@ using tiercache::Device;
 using tiercache::EpollEventLoop;
 
 constexpr const char* kUsage =
-    "usage: nbd_test_server (--socket PATH | --tcp HOST:PORT)... [--memory SIZE | --file PATH]\n"
+    "usage: nbd_test_server (--socket PATH | --tcp HOST:PORT)...\n"
+    "         [--memory SIZE | --file PATH | --direct-file PATH]\n"
     "         [--block-size N] [--threads N] [--poll-us N] [--export-name NAME] [--description TEXT]\n"
     "         [--pidfile PATH] [--drain-timeout-ms N] [--max-connections N]\n"
     "         [--handshake-timeout-ms N] [--range-chunk SIZE] [--max-in-flight-bytes SIZE]\n"
@@ -32,6 +36,7 @@ struct Args {
   tiercache::nbd::ServerConfig config;
   uint64_t memory_size = 1ull << 30;
   std::string file;
+  std::string direct_file;
   uint32_t block_size = 512;
   std::string pidfile;
 };
@@ -48,6 +53,7 @@ const option kOptions[] = {{"socket", required_argument, nullptr, 's'},
                            {"tcp", required_argument, nullptr, 't'},
                            {"memory", required_argument, nullptr, 'm'},
                            {"file", required_argument, nullptr, 'f'},
+                           {"direct-file", required_argument, nullptr, 'F'},
                            {"block-size", required_argument, nullptr, 'b'},
                            {"threads", required_argument, nullptr, 'j'},
                            {"poll-us", required_argument, nullptr, 'P'},
@@ -69,6 +75,7 @@ bool ApplyOption(int c, const char* value, Args& args) {
     case 's': args.config.unix_socket = value; return true;
     case 't': args.config.tcp_listen = value; return true;
     case 'f': args.file = value; return true;
+    case 'F': args.direct_file = value; return true;
     case 'e': args.config.export_name = value; return true;
     case 'd': args.config.description = value; return true;
     case 'p': args.pidfile = value; return true;
@@ -100,6 +107,15 @@ bool ParseArgs(int argc, char** argv, Args& args) {
 tiercache::Result<std::unique_ptr<Device>> OpenDevice(const Args& args) {
   if (args.block_size == 0 || (args.block_size & (args.block_size - 1)) != 0) {
     return tiercache::Status::InvalidArgument("block size must be a power of two");
+  }
+  if (!args.file.empty() && !args.direct_file.empty()) {
+    return tiercache::Status::InvalidArgument("--file and --direct-file exclude each other");
+  }
+  if (!args.direct_file.empty()) {
+    // The block size is the file's own (4096 for files), as when tiercached opens it.
+    auto dev = tiercache::FileDevice::Open(args.direct_file);
+    if (!dev.ok()) return dev.status();
+    return std::unique_ptr<Device>(std::move(dev).value());
   }
   if (!args.file.empty()) {
     auto dev = tiercache::nbd::TestFileDevice::Open(args.file, args.block_size);
@@ -146,6 +162,8 @@ int main(int argc, char** argv) {
     if (!written.ok()) return Fail(written.ToString());
   }
   loop.run();
+  // A FileDevice unregisters from the server's loops as it goes: before the Server (server.h).
+  device->reset();
   server->reset();
   process.RemovePidfile();
   return 0;

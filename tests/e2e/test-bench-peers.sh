@@ -2,7 +2,8 @@
 # bench/nbd/run-peers.sh end to end on a small volume (1 round of 1 s per cell): every setup and
 # test measured something, the read tests were all cache hits, tiercached's cost per request
 # was recorded for each test, the extra daemon options reached the daemon, the pinned QD1 cell
-# ran on every read setup, and the report prints every target line. Asserts the output's shape,
+# ran on every read setup, the engine-free floor (nbd_test_server --direct-file) was measured
+# and compared, and the report prints every target line. Asserts the output's shape,
 # not speed.
 set -euo pipefail
 source "$(dirname "$0")/../functions.sh"
@@ -21,18 +22,18 @@ bash "$TIERCACHE_SRC_DIR/bench/nbd/run-peers.sh" --build-dir "$TIERCACHE_BUILD_D
   --tiercached-args "--poll-us 20" --pin-qd1 0 --json "$json" >"$out" 2>"$TEST_TMP/peers.err" ||
   { cat "$TEST_TMP/peers.err" "$out"; fail "run-peers.sh failed"; }
 
-# 4 read tests (QD1 twice: the second pinned) x 6 setups, then 4 write setups: 28 measurements
+# 4 read tests (QD1 twice: the second pinned) x 7 setups, then 5 write setups: 33 measurements
 # (round 0 is the warm-up and the filling of the RAM exports), each with I/O done.
-[ "$(jq '[.results[] | select(.round > 0)] | length' "$json")" = 28 ] ||
+[ "$(jq '[.results[] | select(.round > 0)] | length' "$json")" = 33 ] ||
   fail "results: $(jq -c '.results' "$json")"
-for setup in raw tiercached nbdkit-file cache-filter nbd-mem nbdkit-mem; do
+for setup in raw tiercached nbd-direct nbdkit-file cache-filter nbd-mem nbdkit-mem; do
   for test in RANDREAD32 RANDREAD1 SEQREAD8 RANDREAD1_PINNED; do
     [ "$(jq --arg s "$setup" --arg t "$test" \
          '[.results[] | select(.setup == $s and .test == $t and .iops > 0)] | length' "$json")" = 1 ] ||
       fail "no measurement of $test on $setup"
   done
 done
-[ "$(jq '[.results[] | select(.test == "RANDWRITE32" and .iops > 0)] | length' "$json")" = 4 ] ||
+[ "$(jq '[.results[] | select(.test == "RANDWRITE32" and .iops > 0)] | length' "$json")" = 5 ] ||
   fail "random write measurements: $(jq -c '[.results[] | select(.test == "RANDWRITE32")]' "$json")"
 
 # tiercached's cost per request: one entry per test, with CPU time spent.
@@ -49,9 +50,15 @@ for line in "4K randread QD32 >= 0.9x raw libaio" "4K randread QD32 >= 2x nbdkit
             "QD1 mean latency <= raw + 15 us" "1M seq read QD8 >= 0.9x raw" \
             "NBD round trip alone" "| RANDREAD32 |" \
             "QD1 mean latency <= raw + 10 us, fio and server on CPU 0 (no cross-CPU wake-up)" \
-            "| 4K randread QD1 mean latency, fio and server on CPU 0 |"; do
+            "| 4K randread QD1 mean latency, fio and server on CPU 0 |" \
+            "| 4K randread QD32 IOPS, tiercached / no engine |" \
+            "| 4K randwrite QD32 IOPS, tiercached wb / no engine |"; do
   grep -qF "$line" "$out" || { cat "$out"; fail "report lacks: $line"; }
 done
+# The floor table: nbd_test_server O_DIRECT against raw, with figures and verdicts.
+grep -Eq '^\| 4K randwrite QD32 >= 0\.9x raw libaio \| [0-9.]+x \| (met|MISSED) \|$' "$out" &&
+  grep -Eq '^\| QD1 mean latency <= raw \+ 10 us \| [-+][0-9.]+ us \| (met|MISSED) \|$' "$out" ||
+  { cat "$out"; fail "the floor table lacks figures"; }
 # A CPU the script may not use is refused before anything starts.
 if bash "$TIERCACHE_SRC_DIR/bench/nbd/run-peers.sh" --pin-qd1 4096 >/dev/null \
      2>"$TEST_TMP/pin.err"; then
