@@ -6,6 +6,7 @@
 #include "tools/check_command.h"
 #include "tools/exit_codes.h"
 #include "tools/reply_printer.h"
+#include "tools/sparse_space.h"
 #include "tools/tool_devices.h"
 
 namespace tiercache {
@@ -21,7 +22,22 @@ Status CheckDistinct(const CliOptions& o, const CoreIdentity& core) {
   return Status::Ok();
 }
 
-void PrintCreated(const CliOptions& o, const Superblock& sb, uint64_t ssd_size, CommandIo& io) {
+// What could fail the new cache later, found after formatting (the format succeeded either way).
+std::vector<std::string> CreateWarnings(const std::string& cache) {
+  std::vector<std::string> warnings;
+  Result<std::optional<FileSpace>> space = MeasureFileSpace(cache);
+  if (!space.ok()) {
+    warnings.push_back("cannot tell whether " + cache + " has room for its lines: " +
+                       space.status().message());
+  } else if (space->has_value()) {
+    std::optional<std::string> sparse = SparseSpaceWarning(cache, **space);
+    if (sparse) warnings.push_back(*sparse);
+  }
+  return warnings;
+}
+
+void PrintCreated(const CliOptions& o, const Superblock& sb, uint64_t ssd_size,
+                  const std::vector<std::string>& warnings, CommandIo& io) {
   if (io.json) {
     ControlJson j = ControlJson::object();
     j["ok"] = true;
@@ -34,8 +50,11 @@ void PrintCreated(const CliOptions& o, const Superblock& sb, uint64_t ssd_size, 
     j["line_count"] = sb.layout.line_count;
     j["data_offset"] = sb.layout.data_offset;
     j["policies"] = PolicyOptionsToJson(sb.policies);
+    j["warnings"] = ControlJson::array();
+    for (const std::string& w : warnings) j["warnings"].push_back(w);
     return PrintJsonLine(io, j);
   }
+  for (const std::string& w : warnings) io.err << "tiercache create: warning: " << w << "\n";
   io.out << "created a tiercache on " << o.cache << " (" << FormatSize(ssd_size) << ") for "
          << sb.core.path << " (" << FormatSize(sb.core.size) << ")\n"
          << "uuid:       " << FormatUuid(sb.uuid) << "\n"
@@ -115,7 +134,7 @@ int RunCreate(const CliOptions& given, CommandIo& io) {
   options.policies = o.policies;
   Result<LoadedSuperblock> sb = FormatCache(**runner, **ssd, *core, options);
   if (!sb.ok()) return fail(sb.status());
-  PrintCreated(o, sb->sb, (*ssd)->size(), io);
+  PrintCreated(o, sb->sb, (*ssd)->size(), CreateWarnings(o.cache), io);
   return kExitOk;
 }
 

@@ -1,0 +1,41 @@
+#include "tools/sparse_space.h"
+
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "cachelib/common/size_parser.h"
+
+namespace tiercache {
+
+Result<std::optional<FileSpace>> MeasureFileSpace(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    return Status::IoError("stat " + path + ": " + std::strerror(errno));
+  }
+  if (!S_ISREG(st.st_mode)) return std::optional<FileSpace>();
+  struct statvfs fs {};
+  if (::statvfs(path.c_str(), &fs) != 0) {
+    return Status::IoError("statvfs " + path + ": " + std::strerror(errno));
+  }
+  FileSpace space;
+  space.size = uint64_t(st.st_size);
+  space.allocated = uint64_t(st.st_blocks) * 512;
+  space.free = uint64_t(fs.f_bavail) * fs.f_frsize;
+  return std::optional<FileSpace>(space);
+}
+
+std::optional<std::string> SparseSpaceWarning(const std::string& path, const FileSpace& space) {
+  // Allocation rounds up to blocks, so a fully written file may show more than its size.
+  const uint64_t holes = space.size > space.allocated ? space.size - space.allocated : 0;
+  if (holes <= space.free) return std::nullopt;
+  return path + " is a sparse file: " + FormatSize(holes) + " of it is not allocated and its " +
+         "filesystem has " + FormatSize(space.free) + " free. When that runs out, the cache's " +
+         "writes fail and it stops caching (health: failed) until space is freed and `tiercache " +
+         "reset-health` runs. Allocate it first: fallocate -l " + std::to_string(space.size) +
+         " " + path;
+}
+
+}  // namespace tiercache
