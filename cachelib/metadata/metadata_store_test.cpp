@@ -279,7 +279,10 @@ TEST_F(MetadataStoreTest, OpenRefusesTheWrongCore) {
   Status s = OpenStatus(resized);
   EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
   EXPECT_EQ(s.message(),
-            "core /dev/hdd0 is 10737422336 bytes but cache ssd0 was created for 10737418240 bytes");
+            "core /dev/hdd0 is 10737422336 bytes but cache ssd0 was created for 10737418240 "
+            "bytes; to resize a cached core, write its dirty data back with the core at its old "
+            "size (start tiercached, run `tiercache detach`), then `tiercache create --force` a "
+            "cache for the new size");
   CoreIdentity other{"/dev/hdd1", kCoreSize, 0x5678};
   s = OpenStatus(other);
   EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);

@@ -63,7 +63,10 @@ Status OpenTask::check_superblock(const Superblock& sb) const {
   if (core_.size != sb.core.size) {
     return Status::InvalidArgument("core " + core_.path + " is " + std::to_string(core_.size) +
                                    " bytes but cache " + ssd_.name() + " was created for " +
-                                   std::to_string(sb.core.size) + " bytes");
+                                   std::to_string(sb.core.size) + " bytes; to resize a cached "
+                                   "core, write its dirty data back with the core at its old size "
+                                   "(start tiercached, run `tiercache detach`), then `tiercache "
+                                   "create --force` a cache for the new size");
   }
   if (core_.fingerprint != sb.core.fingerprint) {
     // The fingerprint of a file or of a disk without a serial changes with a copy, a restore or a
