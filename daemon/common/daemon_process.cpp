@@ -18,6 +18,10 @@ DaemonProcess::DaemonProcess() {
   sigaddset(&blocked, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &blocked, nullptr);
   signal(SIGPIPE, SIG_IGN);
+  // Other daemons take these to reopen logs or report state (logrotate hooks send them); by
+  // default they would end the process and take the served volume with it.
+  signal(SIGUSR1, SIG_IGN);
+  signal(SIGUSR2, SIG_IGN);
 }
 
 DaemonProcess::~DaemonProcess() {

@@ -19,7 +19,8 @@ class DaemonProcess {
   // Blocks SIGTERM, SIGINT and SIGHUP in the calling thread, so every thread started later
   // inherits the mask and only this class sees them, and ignores SIGPIPE (a client that hangs up
   // is an error on its socket, not the end of the process). SIGHUP is blocked and never acted
-  // on: a closed terminal does not stop a served volume.
+  // on: a closed terminal does not stop a served volume. SIGUSR1 and SIGUSR2 are ignored: a
+  // logrotate hook meant for another daemon does not stop it either.
   // REQUIRES: called before any thread is started.
   DaemonProcess();
   ~DaemonProcess();

@@ -1,6 +1,7 @@
 #include "daemon/common/daemon_process.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -59,6 +60,22 @@ TEST(DaemonProcessTest, HangupIsBlockedAndDoesNotStop) {
   process.WaitForStop(requested);  // returns for the request, not the signal
   EXPECT_TRUE(Pending(SIGHUP));
   Drain(SIGHUP);
+}
+
+TEST(DaemonProcessTest, UserSignalsDoNotEndTheProcess) {
+  // In a child: were they not ignored, their default action would end it by the signal.
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    DaemonProcess process;
+    raise(SIGUSR1);
+    raise(SIGUSR2);
+    _exit(7);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "ended by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 7);
 }
 
 TEST(DaemonProcessTest, StopOnSignalRunsStopOnceOnTheLoop) {

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The daemon's life cycle: a detached start returns once it serves; a second daemon on the same
-# cache is refused (by any path to it) and the first keeps serving; SIGTERM with writes in
-# flight exits 0, keeps every acknowledged write and marks the cache clean; the restart is warm
-# (re-reads are exact hits); a wrong core is refused; `tiercache create` refuses a cache without
-# --force and a served cache even with --force; kill -9 in wb keeps everything written before
-# a FLUSH.
+# cache is refused (by any path to it) and the first keeps serving, as it does through SIGHUP,
+# SIGUSR1 and SIGUSR2; SIGTERM with writes in flight exits 0, keeps every acknowledged write and
+# marks the cache clean; the restart is warm (re-reads are exact hits); a wrong core is refused;
+# `tiercache create` refuses a cache without --force and a served cache even with --force;
+# kill -9 in wb keeps everything written before a FLUSH.
 set -euo pipefail
 source "$(dirname "$0")/../functions.sh"
 requires nbdsh --version
@@ -57,6 +57,10 @@ expect_refused "second daemon (other path and sockets)" "in use" "$TIERCACHED" \
 [ "$(tc_cli status --json | jq -r .status.pid)" = "$pid" ] || fail "status pid after refusals"
 expect_refused "create --force on a served cache" "in use" \
     "$TIERCACHE_CLI" create --cache ssd.img --core hdd.img --force
+# Signals other daemons take to reopen logs (and a terminal's hangup) do not stop it.
+kill -HUP "$pid" && kill -USR1 "$pid" && kill -USR2 "$pid" || fail "cannot signal $pid"
+[ "$(nbdinfo --size "$DEFAULT_URI")" = "$SIZE" ] || fail "stopped serving after SIGHUP/USR1/USR2"
+[ "$(tc_cli status --json | jq -r .status.pid)" = "$pid" ] || fail "status pid after the signals"
 
 tc_cli stop >/dev/null || fail "tiercache stop"
 wait_gone "$pid"
