@@ -54,7 +54,6 @@ void PrintCreated(const CliOptions& o, const Superblock& sb, uint64_t ssd_size,
     for (const std::string& w : warnings) j["warnings"].push_back(w);
     return PrintJsonLine(io, j);
   }
-  for (const std::string& w : warnings) io.err << "tiercache create: warning: " << w << "\n";
   io.out << "created a tiercache on " << o.cache << " (" << FormatSize(ssd_size) << ") for "
          << sb.core.path << " (" << FormatSize(sb.core.size) << ")\n"
          << "uuid:       " << FormatUuid(sb.uuid) << "\n"
@@ -63,6 +62,7 @@ void PrintCreated(const CliOptions& o, const Superblock& sb, uint64_t ssd_size,
          << "lines:      " << sb.layout.line_count << " of " << FormatSize(sb.layout.line_size)
          << " (" << FormatSize(sb.layout.line_count * sb.layout.line_size) << " of cache)\n"
          << "start with: tiercached --cache " << o.cache << " --core " << o.core << "\n";
+  for (const std::string& w : warnings) io.err << "tiercache create: warning: " << w << "\n";
 }
 
 }  // namespace

@@ -34,8 +34,8 @@ std::optional<std::string> SparseSpaceWarning(const std::string& path, const Fil
   return path + " is a sparse file: " + FormatSize(holes) + " of it is not allocated and its " +
          "filesystem has " + FormatSize(space.free) + " free. When that runs out, the cache's " +
          "writes fail and it stops caching (health: failed) until space is freed and `tiercache " +
-         "reset-health` runs. Allocate it first: fallocate -l " + std::to_string(space.size) +
-         " " + path;
+         "reset-health` runs. Allocate it before starting tiercached: fallocate -l " +
+         std::to_string(space.size) + " " + path;
 }
 
 }  // namespace tiercache

@@ -19,7 +19,7 @@ TEST(SparseSpaceWarningTest, HolesLargerThanTheFreeSpaceAreNamedWithTheFix) {
             "/srv/ssd.img is a sparse file: 88 MiB of it is not allocated and its filesystem has "
             "40 MiB free. When that runs out, the cache's writes fail and it stops caching "
             "(health: failed) until space is freed and `tiercache reset-health` runs. Allocate "
-            "it first: fallocate -l 100663296 /srv/ssd.img");
+            "it before starting tiercached: fallocate -l 100663296 /srv/ssd.img");
 }
 
 TEST(SparseSpaceWarningTest, AFileThatFitsGetsNone) {

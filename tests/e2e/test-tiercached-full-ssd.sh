@@ -21,7 +21,7 @@ truncate -s 96M ssdfs/ssd.img
 truncate -s 128M hdd.img
 head -c 48M /dev/urandom >data.bin
 
-fix="Allocate it first: fallocate -l 100663296 $TEST_TMP/ssdfs/ssd.img"
+fix="Allocate it before starting tiercached: fallocate -l 100663296 $TEST_TMP/ssdfs/ssd.img"
 "$TIERCACHE_CLI" create --cache ssdfs/ssd.img --core hdd.img --mode wb --admission always \
   --seq-cutoff 0 >create.out 2>create.err || fail "create: $(cat create.err)"
 grep -q "^created a tiercache on $TEST_TMP/ssdfs/ssd.img" create.out || fail "$(cat create.out)"
