@@ -29,8 +29,8 @@
 # Every file and memory export is fully written first (holes read for free). Read tests run in
 # rounds with the setups interleaved, and the median of the rounds is printed. Then 4 KiB
 # random writes QD32: tiercached in wb over its warm lines, raw, nbd-direct and nbdkit file on a
-# scratch file of the same size, the cache filter in writeback. After each tiercached write run its dirty
-# lines are flushed (untimed), so that its write-back does not run under the next cell.
+# scratch file of the same size, the cache filter in writeback. After each tiercached write run
+# its dirty lines are flushed (untimed), so that its write-back does not run under the next cell.
 # Device queue depth, for raw and each tiercached: the mean number of operations in the kernel
 # right after each submission (fio's "IO depths" for raw, bucketed; tiercached's `status` io
 # counters for its cache device), and the disk's own mean queue (`aqu-sz` of iostat: weighted
@@ -529,10 +529,13 @@ fio's nbd engine costs on this machine before any cache work):
 
 | target | measured | verdict |
 |---|---|---|
-$(floor_row "4K randread QD32 >= 0.9x raw libaio" "$(ratio "$rr_nd" "$rr_raw")|$(verdict "$rr_nd >= 0.9 * $rr_raw")")
-$(floor_row "QD1 mean latency <= raw + 10 us" "$(calc "printf \"%+.1f us\", $l_nd - $l_raw")|$(verdict "$l_nd <= $l_raw + 10")")
+$(floor_row "4K randread QD32 >= 0.9x raw libaio" \
+    "$(ratio "$rr_nd" "$rr_raw")|$(verdict "$rr_nd >= 0.9 * $rr_raw")")
+$(floor_row "QD1 mean latency <= raw + 10 us" \
+    "$(calc "printf \"%+.1f us\", $l_nd - $l_raw")|$(verdict "$l_nd <= $l_raw + 10")")
 $(floor_row "1M seq read QD8 >= 0.9x raw" "$(ratio "$s_nd" "$s_raw")|$(verdict "$s_nd >= 0.9 * $s_raw")")
-$(floor_row "4K randwrite QD32 >= 0.9x raw libaio" "$(ratio "$w_nd" "$w_raw")|$(verdict "$w_nd >= 0.9 * $w_raw")")
+$(floor_row "4K randwrite QD32 >= 0.9x raw libaio" \
+    "$(ratio "$w_nd" "$w_raw")|$(verdict "$w_nd >= 0.9 * $w_raw")")
 EOT
 if [ -n "$JSON_OUT" ]; then
   # {"results": [per fio run], "tiercached_costs": [per tiercached run, per request],

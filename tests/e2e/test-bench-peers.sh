@@ -3,8 +3,7 @@
 # test measured something, the read tests were all cache hits, tiercached's cost per request
 # was recorded for each test, the extra daemon options reached the daemon, the pinned QD1 cell
 # ran on every read setup, the engine-free floor (nbd_test_server --direct-file) was measured
-# and compared, and the report prints every target line. Asserts the output's shape,
-# not speed.
+# and compared, and the report prints every target line. Asserts the output's shape, not speed.
 set -euo pipefail
 source "$(dirname "$0")/../functions.sh"
 requires fio --enghelp=nbd

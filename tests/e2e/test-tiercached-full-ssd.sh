@@ -27,12 +27,13 @@ fix="Allocate it before starting tiercached: fallocate -l 100663296 $TEST_TMP/ss
 grep -q "^created a tiercache on $TEST_TMP/ssdfs/ssd.img" create.out || fail "$(cat create.out)"
 [ "$(wc -l <create.err)" = 1 ] || fail "create's stderr: $(cat create.err)"
 warning="tiercache create: warning: $TEST_TMP/ssdfs/ssd.img is a sparse file: "
-[[ "$(cat create.err)" == "$warning"*" of it is not allocated and its filesystem has "*" free. "*"$fix" ]] ||
-  fail "create's warning: $(cat create.err)"
+said="$(cat create.err)"
+[[ "$said" == "$warning"*" of it is not allocated and its filesystem has "*" free. "*"$fix" ]] ||
+  fail "create's warning: $said"
 out="$("$TIERCACHE_CLI" create --cache ssdfs/ssd.img --core hdd.img --mode wb --admission always \
          --seq-cutoff 0 --force --json 2>/dev/null)" || fail "create --force --json: $out"
-[ "$(jq '.warnings | length' <<<"$out")" = 1 ] && [[ "$(jq -r '.warnings[0]' <<<"$out")" == *"$fix" ]] ||
-  fail "create --json warnings: $out"
+[ "$(jq '.warnings | length' <<<"$out")" = 1 ] &&
+  [[ "$(jq -r '.warnings[0]' <<<"$out")" == *"$fix" ]] || fail "create --json warnings: $out"
 
 start_tiercached "$TEST_TMP/ssdfs/ssd.img" 2>d.log
 volume() {  # volume write|check: data.bin at offset 0, 1 MiB per request
@@ -47,7 +48,8 @@ for off in range(0, len(data), 1 << 20):
 "
 }
 volume write || fail "writes failed while the SSD filled up"
-[ "$(df --output=avail ssdfs | tail -1 | tr -d ' ')" = 0 ] || fail "the SSD's filesystem did not fill up"
+[ "$(df --output=avail ssdfs | tail -1 | tr -d ' ')" = 0 ] ||
+  fail "the SSD's filesystem did not fill up"
 status="$(tc_cli status --json)"
 [ "$(jq -r .status.health <<<"$status")" = failed ] || fail "health: $status"
 [ "$(tc_stat ssd_write_errors)" -ge 1 ] || fail "ssd_write_errors $(tc_stat ssd_write_errors)"
