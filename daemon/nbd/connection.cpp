@@ -308,6 +308,10 @@ bool Connection::StartRequest() {
   if (buffered().size() < kRequestHeaderSize || in_flight_ >= options_.max_in_flight) {
     return false;
   }
+  // Replies the client has not taken bound the requests already read as well as the reading:
+  // a client that pipelines small READs and takes no reply would otherwise have every buffered
+  // one answered into memory (64 KiB of headers ask for 2,340 MiB-sized replies).
+  if (out_.bytes() >= options_.max_queued_output) return false;
   RequestHeader header = ParseRequestHeader(buffered());
   CheckedRequest checked = CheckRequest(header, info_, negotiated_);
   // Data buffers and device work are bounded per connection; one request of any size may

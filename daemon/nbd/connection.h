@@ -40,7 +40,8 @@ struct ConnectionOptions {
   // A client that has not entered the transmission phase this long after connecting is
   // disconnected. Default 10 s, must be > 0.
   Nanos handshake_timeout = std::chrono::seconds(10);
-  // Reply bytes queued before reading pauses. Default 64 MiB.
+  // Reply bytes queued before reading, and starting requests already read, pause. Default
+  // 64 MiB.
   size_t max_queued_output = 64u << 20;
   // Socket send buffer: room for whole large READ replies, so one sendmsg takes a 1 MiB reply
   // instead of a fill-and-wait per ~200 KiB (each wait a wake-up of both sides). Asked with

@@ -269,6 +269,46 @@ TEST_F(ConnectionTest, ZeroesAreBoundedLikeWrites) {
   EXPECT_EQ(Replies().size(), 3u);
 }
 
+TEST_F(ConnectionTest, RepliesNotTakenStopTheRequestsAlreadyRead) {
+  ConnectionOptions options;
+  options.max_in_flight = 1;
+  options.max_queued_output = 1 << 20;
+  Start(options);
+  Go();
+  // 16 READs of 1 MiB in one send: all buffered by the first receive. The client takes no reply.
+  constexpr int kReads = 16;
+  constexpr uint32_t kLength = 1 << 20;
+  Bytes reads;
+  for (int i = 0; i < kReads; ++i) {
+    Bytes r = RequestBytes(0, kCmdRead, uint64_t(i), uint64_t(i % 4) * kLength, kLength);
+    reads.insert(reads.end(), r.begin(), r.end());
+  }
+  Send(reads);
+  int started = 0;
+  while (!device_.ops.empty()) {
+    ++started;
+    Complete();
+  }
+  // Each reply is 1 MiB + 16: the socket takes a few hundred KiB of the first, the queue holds
+  // the rest; the second (or, with a roomier socket, third) reply reaches 1 MiB and nothing
+  // more starts until the client reads.
+  EXPECT_GE(started, 2);
+  EXPECT_LE(started, 3);
+  // The client takes its replies: the rest run, and every reply arrives whole.
+  size_t received = 0;
+  for (int round = 0; round < 1000 && received < size_t(kReads) * (kLength + 16); ++round) {
+    received += Received().size();
+    EventLoop::ScopedCurrent scope(&loop_);
+    loop_.Pump();
+    if (!device_.ops.empty()) {
+      ++started;
+      Complete();
+    }
+  }
+  EXPECT_EQ(started, kReads);
+  EXPECT_EQ(received, size_t(kReads) * (kLength + 16));
+}
+
 TEST_F(ConnectionTest, BadMagicDisconnectsAfterInFlightReplies) {
   Start(ConnectionOptions{});
   Go();
