@@ -50,7 +50,10 @@ void ControlConnection::close_now() {
 }
 
 void ControlConnection::on_events(uint32_t events) {
-  if (fd_ >= 0 && (events & EPOLLOUT)) write_output();
+  if (fd_ >= 0 && (events & EPOLLOUT)) {
+    write_output();
+    process_lines();  // requests held back by a backlog start once it has drained
+  }
   if (fd_ >= 0 && (events & EPOLLIN)) read_input();
   // Both directions are gone: nobody will read replies any more.
   if (fd_ >= 0 && (events & (EPOLLHUP | EPOLLERR))) close();
@@ -75,7 +78,7 @@ void ControlConnection::read_input() {
 void ControlConnection::process_lines() {
   if (processing_) return;
   processing_ = true;
-  while (fd_ >= 0 && active_request_ == 0 && !close_after_output_) {
+  while (fd_ >= 0 && active_request_ == 0 && !close_after_output_ && !output_backlogged()) {
     std::string line;
     LineBuffer::Next next = input_.next(&line);
     if (next == LineBuffer::Next::kTooLong) {
@@ -143,7 +146,9 @@ void ControlConnection::write_output() {
 
 void ControlConnection::update_interest() {
   uint32_t want = 0;
-  if (!eof_ && active_request_ == 0 && !close_after_output_) want |= EPOLLIN;
+  if (!eof_ && active_request_ == 0 && !close_after_output_ && !output_backlogged()) {
+    want |= EPOLLIN;
+  }
   if (!output_.empty()) want |= EPOLLOUT;
   if (want == interest_) return;
   interest_ = want;

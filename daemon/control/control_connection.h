@@ -3,6 +3,8 @@
 // A line longer than the limit gets an error response and the connection is closed; malformed
 // requests get an error response and the connection stays usable. A client that disconnects
 // abandons its queued requests; a request already started runs to completion in the target.
+// While more than max_output_bytes of responses wait for the client, nothing more is read or
+// started.
 // Owned by ControlServer through a shared_ptr; every method runs on the server's loop thread.
 #pragma once
 
@@ -23,6 +25,9 @@ class ControlConnection : public std::enable_shared_from_this<ControlConnection>
     size_t max_line_bytes = 64 * 1024;
     // Progress lines are skipped while more than this much output waits for a slow reader.
     size_t progress_backlog_bytes = 4096;
+    // No further request is read or started while more than this much output waits: a client
+    // that pipelines requests and reads no reply holds at most this much of the daemon's memory.
+    size_t max_output_bytes = 1 << 20;
   };
   // Called once, when the connection has closed its fd.
   using CloseCallback = std::function<void(ControlConnection*)>;
@@ -50,6 +55,7 @@ class ControlConnection : public std::enable_shared_from_this<ControlConnection>
   void queue_output(const std::string& data);
   void write_output();
   void update_interest();
+  bool output_backlogged() const { return output_.size() > options_.max_output_bytes; }
   void close();
 
   EventLoop& loop_;

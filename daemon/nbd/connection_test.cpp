@@ -9,7 +9,7 @@
 
 #include "daemon/nbd/client_bytes_for_test.h"
 #include "daemon/nbd/nbd_constants.h"
-#include "daemon/nbd/sim_fd_loop.h"
+#include "cachelib/common/sim_fd_loop.h"
 #include "daemon/nbd/wire.h"
 
 namespace tiercache::nbd {

@@ -1,7 +1,8 @@
 // SimFdLoop: test-only EventLoop on virtual time that also watches fds. Tasks and timers run on
 // a SimEventLoop (time moves only when the test says so); watched fds are polled (without
 // waiting) by Pump(), which calls their callbacks like a level-triggered epoll would.
-// Lets a Connection run over a socketpair with no real sleeps. Single-threaded.
+// Lets a connection (NBD, control socket) run over a socketpair with no real sleeps.
+// Single-threaded.
 #pragma once
 
 #include <poll.h>
@@ -13,7 +14,7 @@
 
 #include "cachelib/common/sim_event_loop.h"
 
-namespace tiercache::nbd {
+namespace tiercache {
 
 class SimFdLoop final : public EventLoop {
  public:
@@ -76,4 +77,4 @@ class SimFdLoop final : public EventLoop {
   std::map<int, Watch> fds_;
 };
 
-}  // namespace tiercache::nbd
+}  // namespace tiercache
