@@ -232,6 +232,33 @@ wait_exit_status() {
   return 1
 }
 
+# mount_tmpfs DIR SIZE: a tmpfs of SIZE at $TEST_TMP/DIR (needs root; make test runs as root).
+# Its lazy unmount at exit runs before the daemon's stop (cleanups run newest first) and frees
+# the mount point whatever the daemon still holds open.
+mount_tmpfs() {
+  [ "$(id -u)" = 0 ] || fail "needs root to mount a tmpfs (make test runs as root)"
+  mkdir -p "$TEST_TMP/$1"
+  mount -t tmpfs -o "size=$2" tmpfs "$TEST_TMP/$1" || fail "cannot mount a tmpfs"
+  cleanup_fn "umount -l '$TEST_TMP/$1'"
+}
+
+# volume_file write|write-flush|check FILE: FILE's bytes at offset 0 of the volume at $TC_URI,
+# 1 MiB per request; write-flush ends with a FLUSH; check fails naming the first MiB that differs.
+volume_file() {
+  WHAT="$1" FILE="$2" nbdsh -u "$TC_URI" -c "
+import os
+what = os.environ['WHAT']
+data = open(os.environ['FILE'], 'rb').read()
+for off in range(0, len(data), 1 << 20):
+    if what != 'check':
+        h.pwrite(data[off:off + (1 << 20)], off)
+    elif h.pread(1 << 20, off) != data[off:off + (1 << 20)]:
+        raise SystemExit('volume differs at %d MiB' % (off >> 20))
+if what == 'write-flush':
+    h.flush()
+"
+}
+
 tc_cli() {
   local verb="$1"
   shift

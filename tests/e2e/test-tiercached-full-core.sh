@@ -11,14 +11,9 @@ set -euo pipefail
 source "$(dirname "$0")/../functions.sh"
 requires nbdsh --version
 requires jq --version
-[ "$(id -u)" = 0 ] || fail "needs root to mount a tmpfs (make test runs as root)"
 
 cd "$TEST_TMP"
-mkdir corefs
-mount -t tmpfs -o size=24M tmpfs corefs || fail "cannot mount a tmpfs"
-# Registered after the daemon's own stop, so it runs first: a lazy unmount frees the mount point
-# whatever the daemon still holds open.
-cleanup_fn "umount -l '$TEST_TMP/corefs'"
+mount_tmpfs corefs 24M
 truncate -s 64M corefs/hdd.img
 head -c 16M /dev/zero >corefs/filler
 head -c 16M /dev/urandom >data.bin
@@ -26,19 +21,6 @@ make_cache ssd.img 64M corefs/hdd.img 64M --mode wb --admission always --seq-cut
 # Cleaning starts 0.2 s after the writes and is tried again every 0.2 s while it fails.
 start_tiercached "$TEST_TMP/ssd.img" --core "$TEST_TMP/corefs/hdd.img" --idle-after 0.2 2>d.log
 
-volume() {  # volume write|check: data.bin at offset 0, 1 MiB per request
-  WHAT="$1" nbdsh -u "$TC_URI" -c "
-import os
-data = open('data.bin', 'rb').read()
-for off in range(0, len(data), 1 << 20):
-    if os.environ['WHAT'] == 'write':
-        h.pwrite(data[off:off + (1 << 20)], off)
-    elif h.pread(1 << 20, off) != data[off:off + (1 << 20)]:
-        raise SystemExit('volume differs at %d MiB' % (off >> 20))
-if os.environ['WHAT'] == 'write':
-    h.flush()
-"
-}
 cleaning() { tc_cli status --json | jq -r ".status.cleaning.$1"; }
 # wait_for SECONDS CONDITION...: polls every 0.1 s.
 wait_for() {
@@ -50,7 +32,7 @@ wait_for() {
   fail "timed out waiting for: $2"
 }
 
-volume write || fail "writes into write-back failed"
+volume_file write-flush data.bin || fail "writes into write-back failed"
 # The cleaner fills the core's 8 MiB, then its batch fails (status says why once the batch is
 # over), and it tries again.
 wait_for 60 '[[ "$(cleaning last_error)" == *"No space left on device"* ]]'
@@ -71,12 +53,12 @@ grep 'event=cleaning_error' d.log | grep -q 'No space left on device' ||
   fail "cleaning_error without the reason: $(grep cleaning_error d.log)"
 if out="$(tc_cli flush 2>&1)"; then fail "tiercache flush succeeded on a full core"; fi
 [[ "$out" == *"No space left on device"* ]] || fail "tiercache flush said: $out"
-volume check || fail "the volume lost data while the core was full"
+volume_file check data.bin || fail "the volume lost data while the core was full"
 
 # A restart keeps the dirty data (it is on the SSD and in its records).
 stop_tiercached
 start_tiercached "$TEST_TMP/ssd.img" --core "$TEST_TMP/corefs/hdd.img" --idle-after 0.2 2>>d.log
-volume check || fail "the volume lost data across a restart with a full core"
+volume_file check data.bin || fail "the volume lost data across a restart with a full core"
 wait_for 60 '[ "$(grep -c event=cleaning_error d.log)" = 2 ]'  # its cleaner meets the full core
 
 # Space comes back: the cleaner finishes on its own.
@@ -86,7 +68,7 @@ wait_for 60 'grep -q event=cleaning_recovered d.log'  # logged once the batch's 
 [ "$(cleaning last_error)" = "" ] || fail "last_error after recovery: $(cleaning last_error)"
 tc_cli flush >/dev/null || fail "tiercache flush after recovery"
 cmp -n $((16 << 20)) data.bin corefs/hdd.img || fail "the core does not hold the data"
-volume check || fail "the volume differs after cleaning"
+volume_file check data.bin || fail "the volume differs after cleaning"
 
 # Write-through on a full core: the client gets ENOSPC, and the range then reads as the core
 # holds it (the cache keeps no copy the core does not have).

@@ -11,12 +11,9 @@ source "$(dirname "$0")/../functions.sh"
 requires nbdsh --version
 requires jq --version
 requires fallocate --version
-[ "$(id -u)" = 0 ] || fail "needs root to mount a tmpfs (make test runs as root)"
 
 cd "$TEST_TMP"
-mkdir ssdfs
-mount -t tmpfs -o size=40M tmpfs ssdfs || fail "cannot mount a tmpfs"
-cleanup_fn "umount -l '$TEST_TMP/ssdfs'"  # runs after the daemon's stop (registered later)
+mount_tmpfs ssdfs 40M
 truncate -s 96M ssdfs/ssd.img
 truncate -s 128M hdd.img
 head -c 48M /dev/urandom >data.bin
@@ -36,24 +33,13 @@ out="$("$TIERCACHE_CLI" create --cache ssdfs/ssd.img --core hdd.img --mode wb --
   [[ "$(jq -r '.warnings[0]' <<<"$out")" == *"$fix" ]] || fail "create --json warnings: $out"
 
 start_tiercached "$TEST_TMP/ssdfs/ssd.img" 2>d.log
-volume() {  # volume write|check: data.bin at offset 0, 1 MiB per request
-  WHAT="$1" nbdsh -u "$TC_URI" -c "
-import os
-data = open('data.bin', 'rb').read()
-for off in range(0, len(data), 1 << 20):
-    if os.environ['WHAT'] == 'write':
-        h.pwrite(data[off:off + (1 << 20)], off)
-    elif h.pread(1 << 20, off) != data[off:off + (1 << 20)]:
-        raise SystemExit('volume differs at %d MiB' % (off >> 20))
-"
-}
-volume write || fail "writes failed while the SSD filled up"
+volume_file write data.bin || fail "writes failed while the SSD filled up"
 [ "$(df --output=avail ssdfs | tail -1 | tr -d ' ')" = 0 ] ||
   fail "the SSD's filesystem did not fill up"
 status="$(tc_cli status --json)"
 [ "$(jq -r .status.health <<<"$status")" = failed ] || fail "health: $status"
 [ "$(tc_stat ssd_write_errors)" -ge 1 ] || fail "ssd_write_errors $(tc_stat ssd_write_errors)"
-volume check || fail "the volume lost data when the SSD filled up"
+volume_file check data.bin || fail "the volume lost data when the SSD filled up"
 
 # Room again: the operator resets the health, and the flush writes everything to the core.
 mount -o remount,size=160M "$TEST_TMP/ssdfs" || fail "cannot grow the tmpfs"
@@ -62,7 +48,7 @@ tc_cli reset-health >/dev/null || fail "tiercache reset-health"
 tc_cli flush >/dev/null || fail "tiercache flush after space came back"
 [ "$(tc_stat lines_dirty)" = 0 ] || fail "lines_dirty $(tc_stat lines_dirty) after the flush"
 cmp -n $((48 << 20)) data.bin hdd.img || fail "the core does not hold the data"
-volume check || fail "the volume differs after the flush"
+volume_file check data.bin || fail "the volume differs after the flush"
 stop_tiercached
 
 # Allocated as the warning says: no warning.
