@@ -309,8 +309,9 @@ bool Connection::StartRequest() {
     return false;
   }
   // Replies the client has not taken bound the requests already read as well as the reading:
-  // a client that pipelines small READs and takes no reply would otherwise have every buffered
-  // one answered into memory (64 KiB of headers ask for 2,340 MiB-sized replies).
+  // a client that pipelines READs and takes no reply would otherwise have every buffered one
+  // answered into memory (the input buffer holds 9,362 28-byte headers, each asking for a reply
+  // of up to 32 MiB).
   if (out_.bytes() >= options_.max_queued_output) return false;
   RequestHeader header = ParseRequestHeader(buffered());
   CheckedRequest checked = CheckRequest(header, info_, negotiated_);
