@@ -140,7 +140,7 @@ void Connection::OnEvents(uint32_t events) {
 
 bool Connection::WantRead() const {
   if (phase_ != Phase::kHandshake && phase_ != Phase::kTransmission) return false;
-  if (out_.bytes() >= options_.max_queued_output) return false;
+  if (RepliesBacklogged()) return false;
   // The payload of a request already started is always read; new requests wait for room.
   return rx_ != Rx::kHeader ||
          (in_flight_ < options_.max_in_flight && in_flight_bytes_ < options_.max_in_flight_bytes);
@@ -312,7 +312,7 @@ bool Connection::StartRequest() {
   // a client that pipelines READs and takes no reply would otherwise have every buffered one
   // answered into memory (the input buffer holds 9,362 28-byte headers, each asking for a reply
   // of up to 32 MiB).
-  if (out_.bytes() >= options_.max_queued_output) return false;
+  if (RepliesBacklogged()) return false;
   RequestHeader header = ParseRequestHeader(buffered());
   CheckedRequest checked = CheckRequest(header, info_, negotiated_);
   // Data buffers and device work are bounded per connection; one request of any size may

@@ -119,6 +119,8 @@ class Connection : public std::enable_shared_from_this<Connection>, private Ring
   void AfterIo();
   void UpdateInterest();
   bool WantRead() const;
+  // max_queued_output reached: neither reading nor starting requests already read goes on.
+  bool RepliesBacklogged() const { return out_.bytes() >= options_.max_queued_output; }
 
   void OnHandshakeTimeout();
   void BeginDrain(const std::string& reason, bool error);
