@@ -27,6 +27,10 @@ void PrintReport(const CheckReport& r, const std::string& cache, std::ostream& o
       << "mode:       " << ModeName(info.mode) << "\n"
       << "policies:   " << DescribePolicies(PolicyOptionsToJson(info.policies)) << "\n"
       << "layout:     " << info.line_count << " lines of " << FormatSize(info.line_size)
+      << (info.shard_stripe_lines == 0
+              ? std::string(" (one range per shard)")
+              : " (shard stripes of " + std::to_string(info.shard_stripe_lines) +
+                    (info.shard_stripe_lines == 1 ? " line)" : " lines)"))
       << ", " << layout.page_count << " metadata pages, a record journal of "
       << FormatSize(layout.journal_blocks * format::kBlockSize) << ", data at "
       << FormatSize(info.data_offset) << "\n"
@@ -61,6 +65,7 @@ ControlJson ReportJson(const CheckReport& r, const std::string& cache) {
   j["mode"] = std::string(ModeName(r.info.mode));
   j["line_size"] = r.info.line_size;
   j["line_count"] = r.info.line_count;
+  j["shard_stripe_lines"] = r.info.shard_stripe_lines;  // 0: one range per shard (version < 7)
   j["clean_shutdown"] = r.info.was_clean_shutdown;
   j["lines_used"] = r.records.lines_used;
   j["lines_dirty"] = r.records.lines_dirty;

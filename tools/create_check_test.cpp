@@ -213,7 +213,8 @@ TEST_F(CreateCheckVerbTest, CreateThenCheck) {
             std::string::npos) << out;
   EXPECT_NE(out.find("mode:       wt\n"
                      "policies:   admission adaptive, replacement clock, sequential cutoff 4 MiB\n"
-                     "layout:     62 lines of 64 KiB, 1 metadata pages, a record journal of 64 KiB, "
+                     "layout:     62 lines of 64 KiB (shard stripes of 1 line), 1 metadata pages, "
+                     "a record journal of 64 KiB, "
                      "data at 128 KiB\n"
                      "shutdown:   clean\n"
                      "lines:      0 used, 0 dirty (0 dirty sectors, 0 B)\n"
@@ -224,8 +225,8 @@ TEST_F(CreateCheckVerbTest, CreateThenCheck) {
   with_core.core = core_;
   ASSERT_EQ(run(RunCheck, with_core, /*json=*/true), kExitOk) << err_.str();
   EXPECT_NE(out_.str().find("\"mode\":\"wt\",\"line_size\":65536,\"line_count\":62,"
-                            "\"clean_shutdown\":true,\"lines_used\":0,\"lines_dirty\":0,"
-                            "\"dirty_sectors\":0,\"problems\":[],\"policies\":{"
+                            "\"shard_stripe_lines\":1,\"clean_shutdown\":true,\"lines_used\":0,"
+                            "\"lines_dirty\":0,\"dirty_sectors\":0,\"problems\":[],\"policies\":{"
                             "\"admission\":\"adaptive\",\"replacement\":\"clock\","
                             "\"sequential\":{\"enabled\":true,\"read_cutoff_bytes\":4194304,"
                             "\"write_cutoff_bytes\":4194304,\"streams\":64}}}\n"),

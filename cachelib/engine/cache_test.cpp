@@ -9,6 +9,7 @@
 #include "cachelib/device/device_wrapper.h"
 #include "cachelib/device/fault_injecting_device.h"
 #include "cachelib/engine/engine.h"
+#include "cachelib/metadata/format.h"
 #include "tests/support/cache_fixture.h"
 
 namespace tiercache {
@@ -242,6 +243,49 @@ TEST_F(CacheTest, CleanRestartIsWarmAndKeepsDirtyData) {
   EXPECT_EQ(C().read_hits, 1u);
   EXPECT_EQ(Read(5 * kLine, 4096), dirty);
   EXPECT_EQ(Core(5 * kLine, 4096), std::vector<std::byte>(4096));
+}
+
+// A cache made by format version 6 gave each shard one contiguous range of lines, and its records
+// sit where that layout put them: it must keep that layout (shard_stripe_lines 0) after this build
+// rewrites it as version 7, or its lines would be loaded into shards that never look there. A
+// new cache gets 64 KiB stripes.
+TEST_F(CacheTest, AVersion6CacheKeepsOneRangeOfLinesPerShard) {
+  FormatOptions f;
+  f.mode = CacheMode::kWriteBack;
+  CacheOptions o = Deterministic();
+  o.shards = 16;
+  h = std::make_unique<CacheHarness>(64 << 20, 64 << 20, f, o);
+  std::vector<std::byte> copy(format::kBlockSize);
+  for (uint64_t at : format::kSuperblockOffset) {
+    h->ssd_mem.read_now(at, copy);
+    EXPECT_EQ(format::GetU32(copy, format::sb::kShardStripeLines), 16u);  // 64 KiB of 4 KiB lines
+    format::PutU32(copy, format::sb::kVersion, 6);
+    format::PutU32(copy, format::sb::kShardStripeLines, 0);
+    format::PutU64(copy, format::sb::kChecksum, format::Checksum(std::span(copy).subspan(16)));
+    h->ssd_mem.write_now(at, copy);
+  }
+  h->open();
+  const auto clean = Pattern(21, 0, 2 << 20), dirty = Pattern(22, 4 << 20, 2 << 20);
+  h->core_mem.write_now(0, clean);
+  EXPECT_EQ(Read(0, clean.size()), clean);
+  Write(4 << 20, dirty);
+  h->restart();
+  EXPECT_EQ(h->cache->info().version, 7u);
+  EXPECT_EQ(h->cache->info().shard_stripe_lines, 0u);
+  // The MiB at 0's second chunk went to shard 1 (group 0 is not rotated), whose first line is the
+  // first of the second of 16 ranges.
+  const uint64_t range = (h->cache->info().line_count + 15) / 16;
+  std::vector<std::byte> on_ssd(4096);
+  h->ssd_mem.read_now(h->cache->info().data_offset + range * 4096, on_ssd);
+  EXPECT_EQ(on_ssd, Pattern(21, 64 << 10, 4096));
+  EXPECT_EQ(C().lines_used, 1024u);
+  EXPECT_EQ(C().lines_dirty, 512u);
+  const uint64_t core_reads = h->core_mem.stats().reads.load();
+  EXPECT_EQ(Read(0, clean.size()), clean);
+  EXPECT_EQ(Read(4 << 20, dirty.size()), dirty);
+  EXPECT_EQ(h->core_mem.stats().reads.load(), core_reads);  // every block came from the SSD
+  EXPECT_EQ(C().read_hits, 2u);
+  EXPECT_EQ(Core(4 << 20, 4096), std::vector<std::byte>(4096));
 }
 
 // Warm after a crash: clean lines whose data and record were durable stay valid; a line evicted

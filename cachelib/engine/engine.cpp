@@ -52,13 +52,17 @@ Status Engine::init() {
   uint64_t n = std::clamp<uint64_t>(options.shards, 1, total);
   // A shard indexes at most LineIndex::kMaxSlots lines: huge caches get more shards.
   n = std::max<uint64_t>(n, (total + LineIndex::kMaxSlots - 1) / LineIndex::kMaxSlots);
-  lines_per_shard_ = uint32_t((total + n - 1) / n);
+  shard_lines_ = ShardLines(total, n, store->info().shard_stripe_lines);
+  // Shard 0 holds the most lines (a partial round's first stripe): up to a stripe more than n
+  // equal shares would.
+  while (shard_lines_.count(0) > LineIndex::kMaxSlots) {
+    shard_lines_ = ShardLines(total, ++n, store->info().shard_stripe_lines);
+  }
   chunk_shift_ = line_size >= kShardChunkBytes ? 0 : std::countr_zero(kShardChunkBytes / line_size);
-  for (uint64_t first = 0; first < store->line_count(); first += lines_per_shard_) {
-    uint32_t count = uint32_t(std::min<uint64_t>(lines_per_shard_, store->line_count() - first));
-    auto made = MakeShardPolicies(policies_, count);
+  for (uint32_t i = 0; i < shard_lines_.shards(); ++i) {
+    auto made = MakeShardPolicies(policies_, shard_lines_.count(i));
     if (!made.ok()) return made.status();
-    shards_.push_back(std::make_unique<Shard>(uint32_t(first), count, sectors_per_line,
+    shards_.push_back(std::make_unique<Shard>(shard_lines_, i, sectors_per_line,
                                               std::move(made->replacement),
                                               std::move(made->admission),
                                               options.trust_interval > Nanos(0)));

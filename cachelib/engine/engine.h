@@ -15,6 +15,7 @@
 #include "cachelib/engine/shard.h"
 #include "cachelib/engine/ssd_health.h"
 #include "cachelib/engine/stream_readahead.h"
+#include "cachelib/metadata/format.h"
 #include "policy/sequential/sequential_detector.h"
 
 namespace tiercache {
@@ -77,8 +78,11 @@ class Engine {
   // (Shard::allocate continues after its last line), and reading the chunk back is one SSD
   // operation (the device queue merges contiguous ones). Each group of shards().size()
   // consecutive chunks covers every shard once, rotated by a hash of the group: a contiguous hot
-  // range spreads evenly (docs/policies.md, "Shards and chunks").
-  static constexpr uint32_t kShardChunkBytes = 64 * 1024;
+  // range spreads evenly (docs/policies.md, "Shards and chunks"). A cache made since format
+  // version 7 deals its lines to the shards in stripes of the same size (ShardLines), so the
+  // chunks of a group filled in turn sit side by side on the SSD too: a warm 1 MiB read is two
+  // SSD operations (the group's rotation splits it once), not sixteen.
+  static constexpr uint32_t kShardChunkBytes = format::kShardStripeBytes;
   Shard& shard_for(uint64_t core_line) {
     const uint64_t n = shards_.size();
     const uint64_t chunk = core_line >> chunk_shift_;
@@ -86,7 +90,7 @@ class Engine {
     return *shards_[(chunk - group * n + (group * 0x9E3779B97F4A7C15ull >> 32)) % n];
   }
   // The shard owning cache line `id`.
-  Shard& shard_of(uint32_t id) { return *shards_[id / lines_per_shard_]; }
+  Shard& shard_of(uint32_t id) { return *shards_[shard_lines_.shard_of(id)]; }
   std::vector<std::unique_ptr<Shard>>& shards() { return shards_; }
   uint64_t ssd_offset(uint32_t line_id, uint32_t sector) const {
     return store->data_offset(line_id) + uint64_t(sector) * kSectorSize;
@@ -202,7 +206,7 @@ class Engine {
   std::atomic<bool> policy_change_running_{false};
 
   std::vector<std::unique_ptr<Shard>> shards_;
-  uint32_t lines_per_shard_ = 1;
+  ShardLines shard_lines_{1, 1, 0};  // which lines each shard owns (set by init())
   // log2 of the lines per shard chunk (kShardChunkBytes / line_size, at least one line).
   uint32_t chunk_shift_ = 0;
   // Orders staging against the start of a persist, so an epoch number says what a persist covers.

@@ -4,6 +4,7 @@
 // own stats (one per engine SSD operation: a MemoryDevice merges nothing).
 #include <gtest/gtest.h>
 
+#include "cachelib/device/device_wrapper.h"
 #include "cachelib/device/error_device.h"
 #include "tests/support/cache_fixture.h"
 
@@ -13,9 +14,32 @@ namespace {
 using testing::Pattern;
 constexpr uint64_t kChunk = 64 * 1024;
 
+// Logs the byte range of every read it passes on.
+class ReadLog : public DeviceWrapper {
+ public:
+  using DeviceWrapper::DeviceWrapper;
+  std::vector<std::pair<uint64_t, uint64_t>> reads;  // offset, length
+
+ protected:
+  void read_impl(uint64_t offset, std::span<std::byte> buf, IoCallback cb) override {
+    reads.emplace_back(offset, buf.size());
+    DeviceWrapper::read_impl(offset, buf, std::move(cb));
+  }
+};
+
+// Stretches of `reads`, in the order given, each read starting where the one before ended.
+size_t ContiguousStretches(const std::vector<std::pair<uint64_t, uint64_t>>& reads) {
+  size_t n = 0;
+  for (size_t i = 0; i < reads.size(); ++i) {
+    if (i == 0 || reads[i].first != reads[i - 1].first + reads[i - 1].second) ++n;
+  }
+  return n;
+}
+
 class ReadBatchTest : public ::testing::Test {
  protected:
-  void Make(CacheMode mode, uint32_t line_size, bool error_device = false) {
+  enum class SsdWrapper { kNone, kErrors, kReadLog };
+  void Make(CacheMode mode, uint32_t line_size, SsdWrapper wrapper = SsdWrapper::kNone) {
     line_ = line_size;
     FormatOptions f;
     f.mode = mode;
@@ -28,9 +52,12 @@ class ReadBatchTest : public ::testing::Test {
     o.ssd_error_threshold = 0;  // errors are counted; the cache never leaves the path
     h = std::make_unique<testing::CacheHarness>(64 << 20, 64 << 20, f, o);
     h->core_mem.write_now(0, Pattern(1, 0, 8 << 20));
-    if (error_device) {
+    if (wrapper == SsdWrapper::kErrors) {
       ssd = std::make_unique<ErrorDevice>(h->ssd_mem);
       h->ssd = ssd.get();
+    } else if (wrapper == SsdWrapper::kReadLog) {
+      read_log = std::make_unique<ReadLog>(h->ssd_mem);
+      h->ssd = read_log.get();
     }
     h->open();
   }
@@ -61,6 +88,7 @@ class ReadBatchTest : public ::testing::Test {
 
   std::unique_ptr<testing::CacheHarness> h;
   std::unique_ptr<ErrorDevice> ssd;
+  std::unique_ptr<ReadLog> read_log;
   uint32_t line_ = 4096;
   uint64_t written_off = 0, written_len = 0;
 };
@@ -82,6 +110,22 @@ TEST_F(ReadBatchTest, WarmMiBReadIsOneSsdReadPerChunk) {
   const uint64_t across = SsdReads();
   Read(kChunk - 8192, 16384);
   EXPECT_EQ(SsdReads() - across, 2u);
+}
+
+// The shards own the SSD's lines in 64 KiB stripes dealt in turn (ShardLines), and the 16 chunks
+// of an aligned MiB go to the 16 shards in turn, starting at a shard the MiB's hash picks: filled
+// in order, a MiB lies in one stretch of the SSD (starting at shard 0) or two (the stripes from
+// its first shard on, then those before it), which the device queue reads as one or two
+// operations.
+TEST_F(ReadBatchTest, AMibFilledInOrderLiesInAtMostTwoStretchesOfTheSsd) {
+  Make(CacheMode::kWriteThrough, 4096, SsdWrapper::kReadLog);
+  Read(0, 2 << 20);
+  for (uint64_t mib = 0; mib < 2; ++mib) {
+    read_log->reads.clear();
+    Read(mib << 20, 1 << 20);
+    ASSERT_EQ(read_log->reads.size(), 16u);  // one per chunk: a MemoryDevice merges nothing
+    EXPECT_EQ(ContiguousStretches(read_log->reads), mib == 0 ? 1u : 2u) << "MiB " << mib;
+  }
 }
 
 TEST_F(ReadBatchTest, AMissSplitsTheRunWhereItIs) {
@@ -146,7 +190,7 @@ TEST_F(ReadBatchTest, ALineWhoseLockWaitsIsReadAloneAfterTheWrite) {
 }
 
 TEST_F(ReadBatchTest, AFailedMergedReadIsReadAgainLineByLine) {
-  Make(CacheMode::kWriteThrough, 4096, true);
+  Make(CacheMode::kWriteThrough, 4096, SsdWrapper::kErrors);
   Read(0, kChunk);
   ssd->fail_nth(1, ErrorDevice::kRead, 1);  // the merged read only
   uint64_t ssd_before = SsdReads();

@@ -11,10 +11,17 @@ namespace {
 constexpr uint32_t kMaxVictimScan = 64;
 }  // namespace
 
-Shard::Shard(uint32_t first_id, uint32_t count, uint32_t sectors_per_line,
+Shard::Shard(const ShardLines& lines, uint32_t number, uint32_t sectors_per_line,
              std::unique_ptr<ReplacementPolicy> replacement,
              std::unique_ptr<AdmissionPolicy> admission, bool keep_reserve)
-    : first_id_(first_id),
+    : Shard(lines, number, lines.count(number), sectors_per_line, std::move(replacement),
+            std::move(admission), keep_reserve) {}
+
+Shard::Shard(const ShardLines& lines, uint32_t number, uint32_t count, uint32_t sectors_per_line,
+             std::unique_ptr<ReplacementPolicy> replacement,
+             std::unique_ptr<AdmissionPolicy> admission, bool keep_reserve)
+    : lines_(lines),
+      number_(number),
       reserve_(keep_reserve ? std::min(std::max<uint32_t>(count / 256, 1),
                                        std::min<uint32_t>(count / 2, 256))
                             : 0),
@@ -36,7 +43,7 @@ void Shard::Assign(std::vector<uint64_t>& bits, uint32_t i, bool on) {
 
 uint32_t Shard::lookup(uint64_t core_line) const {
   uint32_t slot = index_.find(core_line, slots_);
-  return slot == LineIndex::kNotFound ? kNoLine : first_id_ + slot;
+  return slot == LineIndex::kNotFound ? kNoLine : id_of(slot);
 }
 
 bool Shard::in_limbo(uint64_t core_line) const {
@@ -108,7 +115,7 @@ uint32_t Shard::allocate(uint64_t core_line, const std::function<bool(uint32_t)>
   if (free_count_ == 0) {
     // The reserve is all in limbo (a persist is on its way): only an unclaimed victim will do.
     auto victim = replacement_->pick_victim(
-        [&](uint32_t s) { return can_reuse(first_id_ + s) && unclaimed(s); }, kMaxVictimScan);
+        [&](uint32_t s) { return can_reuse(id_of(s)) && unclaimed(s); }, kMaxVictimScan);
     if (!victim) return kNoLine;
     evict(*victim);
     *evicted = true;
@@ -117,7 +124,7 @@ uint32_t Shard::allocate(uint64_t core_line, const std::function<bool(uint32_t)>
     // Full: make room first, as the policy expects. A victim a durable record may still trust
     // waits in limbo for its free record, and the new line comes from the reserve meanwhile.
     auto victim = replacement_->pick_victim(
-        [&](uint32_t s) { return can_reuse(first_id_ + s); }, kMaxVictimScan);
+        [&](uint32_t s) { return can_reuse(id_of(s)); }, kMaxVictimScan);
     if (victim) {
       evict(*victim);
       *evicted = true;
@@ -125,7 +132,7 @@ uint32_t Shard::allocate(uint64_t core_line, const std::function<bool(uint32_t)>
         free_slot(*victim);
       } else {
         move_to_limbo(*victim);
-        *to_limbo = first_id_ + *victim;
+        *to_limbo = id_of(*victim);
       }
     }
   }
@@ -133,7 +140,7 @@ uint32_t Shard::allocate(uint64_t core_line, const std::function<bool(uint32_t)>
   if (slot == LineIndex::kNotFound) return kNoLine;
   map_fresh_line(slot, core_line);
   ++used_;
-  return first_id_ + slot;
+  return id_of(slot);
 }
 
 void Shard::map_fresh_line(uint32_t slot, uint64_t core_line) {
@@ -172,7 +179,7 @@ uint32_t Shard::move_to_new_line(uint32_t id) {
   if (slots_.untrusted(old_slot)) --untrusted_count_;
   move_to_limbo(old_slot);
   map_fresh_line(slot, core_line);
-  return first_id_ + slot;
+  return id_of(slot);
 }
 
 void Shard::add_limbo(uint32_t id, uint64_t need) {
@@ -278,7 +285,7 @@ bool Shard::trust_step(uint32_t max, const std::function<void(uint32_t)>& change
     slots_.set_listed(slot, false);
     --untrusted_count_;
     ++trusted;
-    changed(first_id_ + slot);
+    changed(id_of(slot));
   }
   walking_ = walk_pos_ < walk_end_;
   if (walking_) return false;

@@ -1,4 +1,4 @@
-// Shard: one stripe of the cache: a contiguous range of cache lines (ids first .. first+count-1)
+// Shard: one part of the cache: the cache lines ShardLines deals it (stripes of the SSD's lines)
 // with their compact state (SlotTable), the index from core line to cache line (LineIndex), the
 // free-line and dirty-line bitmaps, the shard's admission and replacement policies, and core-line
 // locks, all under one mutex. A core line always maps to the same shard, so no operation needs two
@@ -13,6 +13,7 @@
 
 #include "cachelib/engine/line_index.h"
 #include "cachelib/engine/line_lock_table.h"
+#include "cachelib/engine/shard_lines.h"
 #include "cachelib/engine/slot_table.h"
 #include "policy/admission/admission_policy.h"
 #include "policy/replacement/replacement_policy.h"
@@ -25,7 +26,8 @@ class Shard {
 
   // `keep_reserve`: hold count/256 lines (1..256) durably free for misses while victims wait in
   // limbo (only worth it when lines get trusted: CacheOptions::trust_interval > 0).
-  Shard(uint32_t first_id, uint32_t count, uint32_t sectors_per_line,
+  // Shard number `number` of `lines`.
+  Shard(const ShardLines& lines, uint32_t number, uint32_t sectors_per_line,
         std::unique_ptr<ReplacementPolicy> replacement, std::unique_ptr<AdmissionPolicy> admission,
         bool keep_reserve = true);
 
@@ -65,7 +67,7 @@ class Shard {
   // Makes a free line hold `record` (used at load).
   void install(uint32_t id, const LineRecord& record);
 
-  bool owns(uint32_t id) const { return id - first_id_ < slots_.size(); }
+  bool owns(uint32_t id) const { return id < lines_.lines() && lines_.shard_of(id) == number_; }
   uint64_t core_line(uint32_t id) const { return slots_.core_line(local(id)); }
   SectorBits valid(uint32_t id) const { return slots_.valid(local(id)); }
   SectorBits dirty(uint32_t id) const { return slots_.dirty(local(id)); }
@@ -131,7 +133,6 @@ class Shard {
   const LineLockTable& locks() const { return locks_; }
   uint64_t used_lines() const { return used_; }
   uint64_t dirty_lines() const { return dirty_count_; }
-  uint32_t first_id() const { return first_id_; }
   uint32_t line_count() const { return slots_.size(); }
   // A live policy change, in steps (Engine::set_policies), so no lock hold is longer than one
   // step. begin_policy_change() puts a non-null `admission` in force at once (it starts with no
@@ -164,7 +165,11 @@ class Shard {
     uint32_t id;
     uint64_t need;  // persist epoch that makes it durable
   };
-  uint32_t local(uint32_t id) const { return id - first_id_; }
+  Shard(const ShardLines& lines, uint32_t number, uint32_t count, uint32_t sectors_per_line,
+        std::unique_ptr<ReplacementPolicy> replacement, std::unique_ptr<AdmissionPolicy> admission,
+        bool keep_reserve);
+  uint32_t local(uint32_t id) const { return lines_.local(id); }
+  uint32_t id_of(uint32_t slot) const { return lines_.id(number_, slot); }
   // The replacement policy's events, forwarded to a learner that passed `slot` already.
   void policy_insert(uint32_t slot, uint64_t core_line);
   void policy_evict(uint32_t slot, uint64_t core_line);
@@ -187,7 +192,8 @@ class Shard {
   static bool Test(const std::vector<uint64_t>& bits, uint32_t i) { return bits[i / 64] >> (i % 64) & 1; }
   static void Assign(std::vector<uint64_t>& bits, uint32_t i, bool on);
 
-  const uint32_t first_id_;
+  const ShardLines lines_;
+  const uint32_t number_;
   const uint32_t reserve_;
   SlotTable slots_;
   LineIndex index_;

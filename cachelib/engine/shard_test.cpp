@@ -74,7 +74,8 @@ class ShardPolicyChangeTest : public ::testing::Test {
   ShardPolicyChangeTest() {
     auto old = std::make_unique<RecordingPolicy>(&old_log);
     old_policy = old.get();
-    shard = std::make_unique<Shard>(kFirst, kLines, 1, std::move(old),
+    // The last of 9 shards of 8 contiguous lines.
+    shard = std::make_unique<Shard>(ShardLines(kFirst + kLines, 9, 0), 8, 1, std::move(old),
                                     std::make_unique<AlwaysAdmit>(), /*keep_reserve=*/false);
   }
   // Maps `core_line` to a line, evicting only lines with id >= min_victim; returns the id.

@@ -16,13 +16,14 @@
 namespace tiercache {
 namespace {
 
-constexpr uint32_t kFirst = 64;  // global ids 64..73: slots 0..9
+constexpr uint32_t kFirst = 60;  // global ids 60..69: slots 0..9
 constexpr uint32_t kLines = 10;
 
 class ShardTrustTest : public ::testing::Test {
  protected:
   ShardTrustTest()
-      : shard(kFirst, kLines, 1, std::make_unique<LruPolicy>(kLines),
+      // The last of 7 shards of 10 contiguous lines.
+      : shard(ShardLines(kFirst + kLines, 7, 0), 6, 1, std::make_unique<LruPolicy>(kLines),
               std::make_unique<AlwaysAdmit>(), /*keep_reserve=*/false) {
     for (uint32_t i = 0; i < kLines; ++i) {
       uint32_t to_limbo = 0;
@@ -60,7 +61,8 @@ TEST_F(ShardTrustTest, AWriteBetweenTrustStepsKeepsItsLineUntrusted) {
   while (!TrustStep(3, trusted)) ++steps;
   EXPECT_EQ(steps, 3);  // 4 steps in all: the entry appended past the walk's end is not walked
   EXPECT_EQ(trusted, 9u);
-  EXPECT_EQ(changed, (std::vector<uint32_t>{64, 65, 66, 67, 68, 70, 71, 72, 73}));
+  EXPECT_EQ(changed, (std::vector<uint32_t>{kFirst, kFirst + 1, kFirst + 2, kFirst + 3, kFirst + 4,
+                                            kFirst + 6, kFirst + 7, kFirst + 8, kFirst + 9}));
   EXPECT_EQ(shard.untrusted_lines(), 2u);
   EXPECT_TRUE(shard.untrusted(kFirst + 1));
   EXPECT_TRUE(shard.untrusted(kFirst + 5));
@@ -74,7 +76,7 @@ TEST_F(ShardTrustTest, AWriteBetweenTrustStepsKeepsItsLineUntrusted) {
   shard.begin_trust_walk();
   EXPECT_FALSE(TrustStep(1, trusted));
   EXPECT_TRUE(TrustStep(1, trusted));
-  EXPECT_EQ(changed, (std::vector<uint32_t>{69}));
+  EXPECT_EQ(changed, (std::vector<uint32_t>{kFirst + 5}));
   EXPECT_EQ(shard.untrusted_lines(), 1u);
   EXPECT_TRUE(shard.untrusted(kFirst + 1));
 }

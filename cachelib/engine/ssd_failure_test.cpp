@@ -319,7 +319,7 @@ TEST_F(SsdFailureTest, ErrorsAndHealthChangesAreLogged) {
   Logger::instance().set_time_source(nullptr);
   EXPECT_EQ(log,
             "ts=T level=error event=ssd_error ssd=ssd op=read error=\"IoError: ssd: injected read "
-            "error at offset 393216 length 65536\" unlogged=0\n"
+            "error at offset 196608 length 65536\" unlogged=0\n"
             "ts=T level=warn event=health_change ssd=ssd from=ok to=degraded\n"
             "ts=T level=warn event=health_change ssd=ssd from=degraded to=failed\n"
             "ts=T level=error event=ssd_error ssd=ssd op=read error=\"IoError: ssd: injected read "

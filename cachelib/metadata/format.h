@@ -16,8 +16,10 @@ inline constexpr std::string_view kSuperblockMagic = "TIERCACH";  // 8 bytes, no
 // 2: policies in the superblock; 3: persist rounds; 4: clean records are trusted after a crash
 // (a v3 record may claim a clean copy older than an unflushed core write); 5: the record journal
 // between the metadata and data regions; 6: the journal is a ring, page rounds of an ongoing
-// epoch leave an entry-less marker block (a version 5 cache reads as version 6: it has neither).
-inline constexpr uint32_t kVersion = 6;
+// epoch leave an entry-less marker block (a version 5 cache reads as version 6: it has neither);
+// 7: the engine's shards own lines in stripes (shard_stripe_lines; 0, as in versions 5 and 6, keeps
+// one contiguous range per shard).
+inline constexpr uint32_t kVersion = 7;
 inline constexpr uint32_t kOldestReadableVersion = 5;
 inline constexpr uint64_t kBlockSize = 4096;  // unit of every metadata write
 inline constexpr uint64_t kSuperblockCopies = 2;
@@ -30,6 +32,8 @@ inline constexpr uint64_t kMinLines = 16;
 inline constexpr size_t kMaxCorePathBytes = 1024;
 inline constexpr uint32_t kMinLineSize = 4096;
 inline constexpr uint32_t kMaxLineSize = 1u << 20;
+// Bytes per stripe of lines a new cache deals to the engine's shards in turn (version 7).
+inline constexpr uint32_t kShardStripeBytes = 64 * 1024;
 
 // ---- Superblock copy (4096 bytes). Checksum = XXH64(seed 0) of bytes [16, 4096). --------------
 // kMagic, kChecksum, kVersion and kSequence keep their offsets in every version; the rest is v1.
@@ -54,7 +58,7 @@ inline constexpr size_t kLineCount = 96;                       // u64
 inline constexpr size_t kCoreSize = 104;                       // u64, bytes
 inline constexpr size_t kCoreFingerprint = 112;                // u64
 inline constexpr size_t kCorePathLength = 120;                 // u32, bytes, <= 1024
-inline constexpr size_t kReserved2 = 124;                      // u32, zero
+inline constexpr size_t kShardStripeLines = 124;               // u32 (version 7; before: zero)
 inline constexpr size_t kCorePath = 128;                       // char[1024], zero padded
 // Version 2: the policies the cache runs with (tiercache create --admission/--replacement/...).
 inline constexpr size_t kAdmission = 1152;                     // char[16], zero padded

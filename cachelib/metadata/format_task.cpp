@@ -63,6 +63,7 @@ Status FormatTask::check_arguments(const CoreIdentity& core) {
   sb_.clean_shutdown = true;  // nothing to recover in an empty cache
   sb_.layout = layout;
   sb_.policies = options_.policies;
+  sb_.shard_stripe_lines = std::max<uint32_t>(1, format::kShardStripeBytes / options_.line_size);
   return Status::Ok();
 }
 

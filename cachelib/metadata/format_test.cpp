@@ -89,6 +89,7 @@ Superblock SampleSuperblock() {
   s.intent_round = 12;
   s.intent_pages = {3, 48};
   s.journal_start_round = 9;
+  s.shard_stripe_lines = 16;
   return s;
 }
 
@@ -97,7 +98,7 @@ TEST(SuperblockTest, FieldsSitAtTheirDocumentedOffsets) {
   EncodeSuperblock(SampleSuperblock(), c);
   EXPECT_EQ(std::memcmp(c.data(), "TIERCACH", 8), 0);
   EXPECT_EQ(GetU64(c, sb::kChecksum), Checksum(std::span(c).subspan(16)));
-  EXPECT_EQ(GetU32(c, sb::kVersion), 6u);
+  EXPECT_EQ(GetU32(c, sb::kVersion), 7u);
   EXPECT_EQ(GetU64(c, sb::kSequence), 7u);
   EXPECT_EQ(GetU8(c, sb::kUuid), 1u);
   EXPECT_EQ(GetU8(c, sb::kUuid + 15), 16u);
@@ -114,6 +115,7 @@ TEST(SuperblockTest, FieldsSitAtTheirDocumentedOffsets) {
   EXPECT_EQ(GetU64(c, sb::kCoreSize), 4ull << 40);
   EXPECT_EQ(GetU64(c, sb::kCoreFingerprint), 0xFEEDFACECAFEBEEFull);
   EXPECT_EQ(GetU32(c, sb::kCorePathLength), 23u);
+  EXPECT_EQ(GetU32(c, 124), 16u);  // shard stripe lines
   EXPECT_EQ(std::memcmp(c.data() + sb::kCorePath, "/dev/disk/by-id/ata-HDD", 23), 0);
   EXPECT_TRUE(IsAllZero(std::span(c).subspan(sb::kCorePath + 23, sb::kAdmission - 23 - sb::kCorePath)));
   EXPECT_EQ(std::memcmp(c.data() + sb::kAdmission, "nhit\0", 5), 0);
@@ -170,6 +172,20 @@ TEST(SuperblockTest, DecodeRoundTripsAndClassifies) {
   PutU64(c, sb::kDataOffset, 65536);
   PutU64(c, sb::kChecksum, Checksum(std::span(c).subspan(16)));
   EXPECT_EQ(DecodeSuperblock(c).state, SuperblockState::kBadFields);
+}
+
+// Before version 7 the shard stripe's bytes were reserved and never checked: a copy of version 5
+// or 6 reads as contiguous shards (0) whatever they hold.
+TEST(SuperblockTest, ShardStripeIsReadFromVersion7On) {
+  std::vector<std::byte> c(kBlockSize);
+  for (uint32_t version : {5u, 6u, 7u}) {
+    Superblock s = SampleSuperblock();
+    s.version = version;
+    EncodeSuperblock(s, c);
+    DecodedSuperblock d = DecodeSuperblock(c);
+    ASSERT_EQ(d.state, SuperblockState::kValid);
+    EXPECT_EQ(d.sb.shard_stripe_lines, version >= 7 ? 16u : 0u) << version;
+  }
 }
 
 TEST(SuperblockTest, LoadTakesTheNewestValidCopy) {

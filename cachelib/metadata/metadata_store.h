@@ -62,6 +62,7 @@ struct SuperblockInfo {
   uint64_t line_count = 0;
   uint64_t data_offset = 0;         // byte offset of line 0's data on the SSD
   PolicyOptions policies;           // as recorded when loaded (create or set_policies)
+  uint32_t shard_stripe_lines = 0;  // version 7: lines per shard stripe; 0: contiguous shards
 };
 
 // What the store wrote since open, and how full the record journal is (tiercache status).

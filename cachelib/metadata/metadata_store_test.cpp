@@ -44,11 +44,14 @@ class MetadataStoreTest : public ::testing::Test {
   }
   Status OpenStatus(const CoreIdentity& core) { return SyncOpen(loop_, ssd_, core).status(); }
   // Rewrites the format version of both superblock copies (with valid checksums).
-  void SetVersionOnDevice(uint32_t version) {
+  // Rewrites both superblock copies as `version` with `shard_stripe_lines` (builds before version 7
+  // wrote 0 there).
+  void SetVersionOnDevice(uint32_t version, uint32_t shard_stripe_lines = 0) {
     std::vector<std::byte> copy(format::kBlockSize);
     for (uint64_t at : format::kSuperblockOffset) {
       ssd_.read_now(at, copy);
       format::PutU32(copy, format::sb::kVersion, version);
+      format::PutU32(copy, format::sb::kShardStripeLines, shard_stripe_lines);
       format::PutU64(copy, format::sb::kChecksum, format::Checksum(std::span(copy).subspan(16)));
       ssd_.write_now(at, copy);
     }
@@ -81,7 +84,8 @@ TEST_F(MetadataStoreTest, FormatThenOpenReportsTheLayout) {
   auto store = FormatAndOpen();
   ASSERT_NE(store, nullptr);
   const SuperblockInfo& info = store->info();
-  EXPECT_EQ(info.version, 6u);
+  EXPECT_EQ(info.version, 7u);
+  EXPECT_EQ(info.shard_stripe_lines, 1u);  // 64 KiB stripes of 64 KiB lines
   EXPECT_EQ(info.policies, PolicyOptions{});  // the defaults, as recorded
   EXPECT_EQ(info.core, Core());
   EXPECT_EQ(info.line_size, 64u * 1024);
@@ -227,34 +231,44 @@ TEST_F(MetadataStoreTest, OpenRefusesANewerFormatVersion) {
   ASSERT_TRUE(SyncFormat(loop_, ssd_, Core(), Options()).ok());
   std::vector<std::byte> copy(format::kBlockSize);
   ssd_.read_now(format::kSuperblockOffset[1], copy);
-  format::PutU32(copy, format::sb::kVersion, 7);
+  format::PutU32(copy, format::sb::kVersion, 8);
   format::PutU64(copy, format::sb::kChecksum, format::Checksum(std::span(copy).subspan(16)));
   ssd_.write_now(format::kSuperblockOffset[1], copy);
   Status s = OpenStatus(Core());
   EXPECT_EQ(s.code(), Status::Code::kNotSupported);
   EXPECT_EQ(s.message(),
-            "ssd0: tiercache format version 7 is not supported (this build reads versions 5 to 6)");
+            "ssd0: tiercache format version 8 is not supported (this build reads versions 5 to 7)");
 }
 
-// Version 6 only added what version 5 never wrote (journal markers, a wrapped journal): a
-// version 5 cache opens with its records, and opening writes it as version 6.
-TEST_F(MetadataStoreTest, AVersion5CacheOpensAndBecomesVersion6) {
-  ASSERT_TRUE(SyncFormat(loop_, ssd_, Core(), Options()).ok());
-  {
+// Version 6 only added what version 5 never wrote (journal markers, a wrapped journal), and
+// version 7 a field whose 0 keeps the shards' old contiguous lines: a version 5 or 6 cache opens
+// with its records, and opening writes it as version 7 with that 0 (its records are where the
+// old layout put them).
+TEST_F(MetadataStoreTest, AVersion5Or6CacheOpensAndBecomesVersion7WithContiguousShards) {
+  for (uint32_t version : {5u, 6u}) {
+    SCOPED_TRACE(version);
+    FormatOptions o = Options();
+    o.force = true;
+    ASSERT_TRUE(SyncFormat(loop_, ssd_, Core(), o).ok());
+    {
+      auto store = SyncOpen(loop_, ssd_, Core());
+      ASSERT_TRUE(store.ok());
+      (*store)->set_record(3, MakeRecord(1, 77, 16, true));
+      ASSERT_TRUE(SyncCloseClean(loop_, **store).ok());
+    }
+    SetVersionOnDevice(version);
     auto store = SyncOpen(loop_, ssd_, Core());
-    ASSERT_TRUE(store.ok());
-    (*store)->set_record(3, MakeRecord(1, 77, 16, true));
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    EXPECT_EQ((*store)->loaded_record(3), MakeRecord(1, 77, 16, true));
+    EXPECT_EQ((*store)->info().version, 7u);
+    EXPECT_EQ((*store)->info().shard_stripe_lines, 0u);
+    std::vector<std::byte> copy(format::kBlockSize);
+    for (uint64_t at : format::kSuperblockOffset) {
+      ssd_.read_now(at, copy);
+      EXPECT_EQ(format::GetU32(copy, format::sb::kVersion), 7u);
+      EXPECT_EQ(format::GetU32(copy, format::sb::kShardStripeLines), 0u);
+    }
     ASSERT_TRUE(SyncCloseClean(loop_, **store).ok());
-  }
-  SetVersionOnDevice(5);
-  auto store = SyncOpen(loop_, ssd_, Core());
-  ASSERT_TRUE(store.ok()) << store.status().ToString();
-  EXPECT_EQ((*store)->loaded_record(3), MakeRecord(1, 77, 16, true));
-  EXPECT_EQ((*store)->info().version, 6u);
-  std::vector<std::byte> copy(format::kBlockSize);
-  for (uint64_t at : format::kSuperblockOffset) {
-    ssd_.read_now(at, copy);
-    EXPECT_EQ(format::GetU32(copy, format::sb::kVersion), 6u);
   }
 }
 
@@ -266,7 +280,7 @@ TEST_F(MetadataStoreTest, OpenRefusesAnOlderFormatVersionNamingTheWayOut) {
   Status s = OpenStatus(Core());
   EXPECT_EQ(s.code(), Status::Code::kNotSupported);
   EXPECT_EQ(s.message(),
-            "ssd0: tiercache format version 3 is not supported (this build reads versions 5 to 6): "
+            "ssd0: tiercache format version 3 is not supported (this build reads versions 5 to 7): "
             "it was made by an older tiercache; write back its dirty data with that version "
             "(tiercache flush), then recreate the cache with tiercache create --force "
             "--discard-dirty");

@@ -39,6 +39,7 @@ PagedMetadataStore::PagedMetadataStore(Device& ssd, State s)
   info_.line_count = layout_.line_count;
   info_.data_offset = layout_.data_offset;
   info_.policies = sb_.policies;
+  info_.shard_stripe_lines = sb_.shard_stripe_lines;
   for (uint64_t page : s.dirty_pages) dirty_pages_.mark(page);
   redo_ = std::move(s.redo_pages);
   std::sort(redo_.begin(), redo_.end());

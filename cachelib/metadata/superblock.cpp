@@ -101,6 +101,8 @@ DecodedSuperblock DecodeFields(std::span<const std::byte> c) {
   s.policies.sequential.read_cutoff_bytes = GetU64(c, sb::kSeqReadCutoff);
   s.policies.sequential.write_cutoff_bytes = GetU64(c, sb::kSeqWriteCutoff);
   if (!DecodeRounds(c, &s)) return d;
+  // Reserved and unchecked before version 7, so not read there.
+  s.shard_stripe_lines = s.version >= 7 ? GetU32(c, sb::kShardStripeLines) : 0;
   d.state = SuperblockState::kValid;
   return d;
 }
@@ -127,6 +129,7 @@ void EncodeSuperblock(const Superblock& s, std::span<std::byte> out) {
   PutU64(out, sb::kCoreSize, s.core.size);
   PutU64(out, sb::kCoreFingerprint, s.core.fingerprint);
   PutU32(out, sb::kCorePathLength, static_cast<uint32_t>(s.core.path.size()));
+  PutU32(out, sb::kShardStripeLines, s.shard_stripe_lines);
   PutBytes(out, sb::kCorePath, AsBytes(s.core.path));
   PutName(out, sb::kAdmission, s.policies.admission);
   PutName(out, sb::kReplacement, s.policies.replacement);

@@ -34,6 +34,9 @@ struct Superblock {
   // Version 5 record journal: journal blocks of rounds below this belong to an earlier epoch
   // (a page checkpoint covers them) and are ignored. <= max(committed, intent) + 1.
   uint64_t journal_start_round = 1;
+  // Version 7: lines per stripe the engine deals to its shards in turn (Engine::init); 0 (every
+  // version 5 or 6 cache) keeps one contiguous range of lines per shard.
+  uint32_t shard_stripe_lines = 0;
 
   bool operator==(const Superblock&) const = default;
 };
