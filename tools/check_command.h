@@ -12,7 +12,7 @@
 #include "tools/cli_options.h"
 #include "tools/command_io.h"
 #include "tools/record_checker.h"
-#include "tools/write_overlay_device.h"
+#include "cachelib/device/write_overlay_device.h"
 
 namespace tiercache {
 

@@ -45,6 +45,8 @@ class [[nodiscard]] Status {
   // "IoError: read /x failed: ..." or "OK".
   std::string ToString() const;
   static std::string_view CodeName(Code code);
+  // The same code with another message (a caller adding what it knows to an error).
+  Status with_message(std::string_view msg) const { return Status(code_, msg); }
 
   bool operator==(const Status& other) const { return code_ == other.code_; }
 

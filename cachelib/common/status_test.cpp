@@ -18,6 +18,12 @@ TEST(StatusTest, CodesMessagesAndErrno) {
   EXPECT_EQ(Status::FromErrno(EIO, "read x").ToString(), "IoError: read x: Input/output error");
 }
 
+TEST(StatusTest, WithMessageKeepsTheCode) {
+  const Status s = Status::NotFound("core x does not exist").with_message("core x is gone; why");
+  EXPECT_EQ(s.code(), Status::Code::kNotFound);
+  EXPECT_EQ(s.ToString(), "NotFound: core x is gone; why");
+}
+
 TEST(ResultTest, HoldsValueOrError) {
   Result<int> good(7);
   ASSERT_TRUE(good.ok());

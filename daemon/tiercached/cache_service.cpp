@@ -13,6 +13,7 @@
 #include "cachelib/metadata/line_record.h"
 #include "cachelib/metadata/superblock.h"
 #include "daemon/tiercached/device_stack.h"
+#include "daemon/tiercached/unwritten_data.h"
 
 namespace tiercache {
 
@@ -51,8 +52,13 @@ Result<std::unique_ptr<CacheService>> CacheService::Open(const DaemonConfig& con
     recorded_sequential = recorded->policies.sequential;
   }
   auto devices = std::make_unique<Devices>();
+  // A core that cannot be opened may be owed write-back data: say how much.
+  auto core_missing = [&](const Status& why) {
+    return ExplainMissingCore(why, config.cache_path,
+                              CountUnwrittenData(config.cache_path, config.buffered, main_loop));
+  };
   auto core_id = IdentifyCore(config.core_path);
-  if (!core_id.ok()) return core_id.status();
+  if (!core_id.ok()) return core_missing(core_id.status());
   auto core_lock = InstanceLock::Acquire(config.core_path);
   if (!core_lock.ok()) {
     const Status& s = core_lock.status();
@@ -62,8 +68,12 @@ Result<std::unique_ptr<CacheService>> CacheService::Open(const DaemonConfig& con
   devices->core_id = *core_id;
   TC_RETURN_IF_ERROR(devices->ssd.open(config.cache_path, config.buffered, config.cache_model,
                                        config.models_file, main_loop.loop(), config.io_backend));
-  TC_RETURN_IF_ERROR(devices->core.open(config.core_path, config.buffered, config.core_model,
-                                        config.models_file, main_loop.loop(), config.io_backend));
+  Status core_opened = devices->core.open(config.core_path, config.buffered, config.core_model,
+                                          config.models_file, main_loop.loop(), config.io_backend);
+  if (!core_opened.ok()) {
+    main_loop.run_sync([&] { devices.reset(); });  // the cache device's queue is on that loop
+    return core_missing(core_opened);
+  }
   std::unique_ptr<CacheService> service(new CacheService(config, main_loop, std::move(devices)));
   CacheOptions options;
   options.background_loop = &main_loop.loop();

@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
 #include <future>
+#include <vector>
 
 #include "cachelib/device/file_device.h"
 #include "cachelib/metadata/core_identity.h"
@@ -86,6 +88,63 @@ TEST_F(CacheServiceTest, CleaningFlagsReachTheCleaner) {
   (*service)->close([&](Status s) { closed.set_value(s); });
   Status s = closed.get_future().get();
   EXPECT_TRUE(s.ok()) << s.ToString();
+}
+
+// The core a cache was made for is gone: the refusal says how much write-back data the cache
+// holds for it, counted from the SSD without writing to it, and the cache opens with that data
+// once the core is back.
+TEST_F(CacheServiceTest, AMissingCoreIsRefusedWithTheWriteBackDataItIsOwed) {
+  config_.cleaning = "nop";  // the dirty data stays
+  const std::string moved = core_.path() + ".moved";
+  auto open_without_core = [&]() {
+    EXPECT_EQ(std::rename(core_.path().c_str(), moved.c_str()), 0);
+    auto service = CacheService::Open(config_, *loop_);
+    EXPECT_EQ(std::rename(moved.c_str(), core_.path().c_str()), 0);
+    return service.status();
+  };
+  Status refused = open_without_core();
+  EXPECT_EQ(refused.code(), Status::Code::kNotFound);
+  EXPECT_EQ(refused.message(), "core " + core_.path() + " does not exist; " + ssd_.path() +
+                                   " holds no write-back data for it: the core is complete on "
+                                   "its own");
+
+  const std::vector<std::byte> data(12288, std::byte{0x5a});
+  {
+    auto service = CacheService::Open(config_, *loop_);
+    ASSERT_TRUE(service.ok()) << service.status().ToString();
+    Cache& cache = (*service)->cache();
+    Status s = loop_->call<Status>([&](auto done) {
+      cache.set_mode(CacheMode::kWriteBack, false, std::move(done));
+    });
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    for (uint64_t off : {0u, 65536u}) {  // 3 + 3 dirty sectors on 6 lines
+      s = loop_->call<Status>([&](auto done) { cache.write(off, data, {}, std::move(done)); });
+      ASSERT_TRUE(s.ok()) << s.ToString();
+    }
+    std::promise<Status> closed;
+    (*service)->close([&](Status c) { closed.set_value(c); });
+    ASSERT_TRUE(closed.get_future().get().ok());
+  }
+  refused = open_without_core();
+  EXPECT_EQ(refused.code(), Status::Code::kNotFound);
+  EXPECT_EQ(refused.message(),
+            "core " + core_.path() + " does not exist; " + ssd_.path() + " holds 24 KiB of "
+            "write-back data (6 lines) not yet on that core: reconnect the core (if its path "
+            "changed, start tiercached with --core NEWPATH), and do not recreate the cache, "
+            "which would lose it");
+
+  auto service = CacheService::Open(config_, *loop_);
+  ASSERT_TRUE(service.ok()) << service.status().ToString();
+  EXPECT_EQ((*service)->counters().lines_dirty, 6u);
+  std::vector<std::byte> back(data.size());
+  Status s = loop_->call<Status>([&](auto done) {
+    (*service)->cache().read(65536, back, std::move(done));
+  });
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(back, data);
+  std::promise<Status> closed;
+  (*service)->close([&](Status c) { closed.set_value(c); });
+  EXPECT_TRUE(closed.get_future().get().ok());
 }
 
 }  // namespace

@@ -4,7 +4,8 @@
 # `tiercache detach` while a writer writes in wb leaves every acknowledged byte in the core file;
 # a copied core (new inode) is refused at open, pointing to `tiercache attach`, which re-binds it
 # after comparing the clean blocks, and refuses a core with one differing clean block; a block
-# device is opened O_EXCL (refused while another program holds it exclusively).
+# device is opened O_EXCL (refused while another program holds it exclusively); a missing core
+# is refused with the write-back data the cache holds for it, and nothing written to the SSD.
 set -euo pipefail
 source "$(dirname "$0")/../functions.sh"
 requires nbdsh --version
@@ -50,6 +51,16 @@ cmp ssd.before ssd.img || fail "a refused create --force changed the SSD"
 rm ssd.before
 expect_refused "--discard-dirty without --force" "needs --force" \
     "$TIERCACHE_CLI" create --cache ssd.img --core hdd.img --discard-dirty
+
+# --- a missing core: refused, with the write-back data it is owed -----------------------------
+mv hdd.img hdd.away
+cp ssd.img ssd.before
+expect_refused "a missing core" "core $TEST_TMP/hdd.img does not exist; ssd.img holds 2 MiB of \
+write-back data (512 lines) not yet on that core: reconnect the core" \
+    "$TIERCACHED" --cache ssd.img --foreground
+cmp ssd.before ssd.img || fail "a start refused for a missing core changed the SSD"
+rm ssd.before
+mv hdd.away hdd.img
 
 # --- detach while a writer writes in wb -------------------------------------------------------
 start_tiercached ssd.img

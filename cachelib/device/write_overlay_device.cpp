@@ -1,4 +1,4 @@
-#include "tools/write_overlay_device.h"
+#include "cachelib/device/write_overlay_device.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,7 +1,7 @@
 // WriteOverlayDevice: a Device over another that never writes to it. Writes, write-zeroes and
 // discards are kept in memory, block by block, and reads see them on top of the target's data;
-// flush does nothing. `tiercache check` opens the metadata through it, so the checks that open
-// performs (including marking the cache in use) leave the SSD untouched.
+// flush does nothing. `tiercache check`, and tiercached when a cache's core is missing, open the
+// metadata through it, so what open writes (marking the cache in use) leaves the SSD untouched.
 // Does not own the target, which must outlive it. Thread-safe.
 #pragma once
 
