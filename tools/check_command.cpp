@@ -20,7 +20,7 @@ void PrintReport(const CheckReport& r, const std::string& cache, std::ostream& o
   const SuperblockInfo& info = r.info;
   const format::Layout& layout = r.superblock.sb.layout;
   out << "cache:      " << cache << "\n"
-      << "superblock: version " << info.version << ", uuid " << FormatUuid(info.uuid)
+      << "superblock: version " << r.superblock.sb.version << ", uuid " << FormatUuid(info.uuid)
       << ", copy " << r.superblock.copy << " (sequence " << r.superblock.sb.sequence << ")\n"
       << "core:       " << info.core.path << " (" << FormatSize(info.core.size) << ", "
       << (r.core_from_superblock ? "as recorded; not opened" : "matches --core") << ")\n"
@@ -59,7 +59,7 @@ ControlJson ReportJson(const CheckReport& r, const std::string& cache) {
   }
   j["cache"] = cache;
   j["uuid"] = FormatUuid(r.info.uuid);
-  j["format_version"] = r.info.version;
+  j["format_version"] = r.superblock.sb.version;  // as on the SSD (opening would rewrite it)
   j["core"] = r.info.core.path;
   j["core_size"] = r.info.core.size;
   j["mode"] = std::string(ModeName(r.info.mode));

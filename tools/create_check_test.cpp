@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "cachelib/device/memory_device.h"
@@ -231,6 +232,32 @@ TEST_F(CreateCheckVerbTest, CreateThenCheck) {
                             "\"sequential\":{\"enabled\":true,\"read_cutoff_bytes\":4194304,"
                             "\"write_cutoff_bytes\":4194304,\"streams\":64}}}\n"),
             std::string::npos) << out_.str();
+}
+
+// Check reports the format version the SSD holds: a version 6 cache is not shown as the
+// version 7 that opening it (in the overlay) writes.
+TEST_F(CreateCheckVerbTest, CheckReportsTheVersionOnTheSsd) {
+  ASSERT_EQ(run(RunCreate, create_options()), kExitOk) << err_.str();
+  {
+    std::fstream f(ssd_, std::ios::in | std::ios::out | std::ios::binary);
+    std::vector<std::byte> copy(format::kBlockSize);
+    for (uint64_t at : format::kSuperblockOffset) {
+      f.seekg(std::streamoff(at));
+      f.read(reinterpret_cast<char*>(copy.data()), std::streamsize(copy.size()));
+      format::PutU32(copy, format::sb::kVersion, 6);
+      format::PutU32(copy, format::sb::kShardStripeLines, 0);
+      format::PutU64(copy, format::sb::kChecksum, format::Checksum(std::span(copy).subspan(16)));
+      f.seekp(std::streamoff(at));
+      f.write(reinterpret_cast<const char*>(copy.data()), std::streamsize(copy.size()));
+    }
+    ASSERT_TRUE(f.good());
+  }
+  ASSERT_EQ(run(RunCheck, check_options()), kExitOk) << err_.str();
+  EXPECT_NE(out_.str().find("superblock: version 6, uuid "), std::string::npos) << out_.str();
+  EXPECT_NE(out_.str().find("layout:     62 lines of 64 KiB (one range per shard), "),
+            std::string::npos) << out_.str();
+  ASSERT_EQ(run(RunCheck, check_options(), /*json=*/true), kExitOk) << err_.str();
+  EXPECT_NE(out_.str().find("\"format_version\":6,"), std::string::npos) << out_.str();
 }
 
 TEST_F(CreateCheckVerbTest, CreateRecordsThePoliciesAndCheckShowsThem) {
