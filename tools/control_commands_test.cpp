@@ -14,6 +14,7 @@
 #include "daemon/control/unix_socket.h"
 #include "tools/control_client.h"
 #include "tools/exit_codes.h"
+#include "tests/support/temp_dir.h"
 
 namespace tiercache {
 namespace {
@@ -23,9 +24,8 @@ using testing::FakeControlTarget;
 class ControlCommandsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/tc-cli-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
+    ASSERT_TRUE(tmp_.ok());
+    dir_ = tmp_.path();
     options_.control = dir_ + "/cache.ctl";
     auto thread = LoopThread::Start("cli-test");
     ASSERT_TRUE(thread.ok());
@@ -34,7 +34,6 @@ class ControlCommandsTest : public ::testing::Test {
   void TearDown() override {
     stop_server();
     thread_.reset();
-    std::filesystem::remove_all(dir_);
   }
   void start_server() {
     ControlServerOptions server_options;
@@ -57,6 +56,8 @@ class ControlCommandsTest : public ::testing::Test {
     CommandIo io{out_, err_, json, tty};
     return verb(options_, io);
   }
+
+  testing::TempDir tmp_{"tc-cli"};
 
   std::string dir_;
   CliOptions options_;

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "daemon/control/unix_socket.h"
+#include "tests/support/temp_dir.h"
 
 namespace tiercache {
 namespace {
@@ -15,15 +16,14 @@ namespace {
 class ControlLocatorTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/tc-locate-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
+    ASSERT_TRUE(tmp_.ok());
+    dir_ = tmp_.path();
     setenv("TIERCACHE_RUN_DIR", dir_.c_str(), 1);
   }
   void TearDown() override {
     unsetenv("TIERCACHE_RUN_DIR");
-    std::filesystem::remove_all(dir_);
   }
+  testing::TempDir tmp_{"tc-locate"};
   std::string dir_;
 };
 

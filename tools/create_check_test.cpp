@@ -12,6 +12,7 @@
 #include "cachelib/device/memory_device.h"
 #include "cachelib/metadata/format.h"
 #include "daemon/control/unix_socket.h"
+#include "tests/support/temp_dir.h"
 #include "tools/check_command.h"
 #include "tools/line_records_for_test.h"
 #include "tools/create_command.h"
@@ -150,9 +151,8 @@ TEST_F(InspectCacheTest, BlankDeviceIsNotFound) {
 class CreateCheckVerbTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/var/tmp/tc-create-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
+    ASSERT_TRUE(tmp_.ok());
+    dir_ = tmp_.path();
     setenv("TIERCACHE_RUN_DIR", dir_.c_str(), 1);
     ssd_ = dir_ + "/ssd.img";
     core_ = dir_ + "/core.img";
@@ -161,7 +161,6 @@ class CreateCheckVerbTest : public ::testing::Test {
   }
   void TearDown() override {
     unsetenv("TIERCACHE_RUN_DIR");
-    std::filesystem::remove_all(dir_);
   }
   static std::string Touch(const std::string& path) {
     int fd = ::open(path.c_str(), O_CREAT | O_WRONLY, 0644);
@@ -189,6 +188,8 @@ class CreateCheckVerbTest : public ::testing::Test {
     o.cache = ssd_;
     return o;
   }
+
+  testing::TempDir tmp_{"tc-create", "/var/tmp"};
 
   std::string dir_, ssd_, core_;
   std::ostringstream out_, err_;

@@ -8,6 +8,8 @@
 
 #include <filesystem>
 
+#include "tests/support/temp_dir.h"
+
 namespace tiercache {
 namespace {
 
@@ -34,11 +36,10 @@ TEST(SparseSpaceWarningTest, AFileThatFitsGetsNone) {
 class MeasureFileSpaceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/var/tmp/tc-sparse-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
+    ASSERT_TRUE(tmp_.ok());
+    dir_ = tmp_.path();
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
+  testing::TempDir tmp_{"tc-sparse", "/var/tmp"};
   std::string dir_;
 };
 

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tests/support/temp_dir.h"
+
 namespace tiercache {
 namespace {
 
@@ -37,9 +39,9 @@ TEST_F(ControlPathsTest, EnvironmentOverridesTheRunDirectory) {
 }
 
 TEST_F(ControlPathsTest, ListsOnlyControlSocketsSorted) {
-  char tmpl[] = "/tmp/tc-paths-XXXXXX";
-  ASSERT_NE(mkdtemp(tmpl), nullptr);
-  std::string dir = tmpl;
+  testing::TempDir tmp("tc-paths");
+  ASSERT_TRUE(tmp.ok());
+  const std::string dir = tmp.path();
   setenv("TIERCACHE_RUN_DIR", dir.c_str(), 1);
   for (const char* name : {"b.ctl", "a.ctl", "a.sock", "notes.txt"}) {
     std::ofstream(dir + "/" + name) << "x";

@@ -14,6 +14,7 @@
 #include "cachelib/common/epoll_event_loop.h"
 #include "daemon/control/testing/fake_control_target.h"
 #include "daemon/control/unix_socket.h"
+#include "tests/support/temp_dir.h"
 
 namespace tiercache {
 namespace {
@@ -74,9 +75,8 @@ class LineClient {
 class ControlServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/tc-ctl-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
+    ASSERT_TRUE(tmp_.ok());
+    dir_ = tmp_.path();
     path_ = dir_ + "/cache.ctl";
     auto thread = LoopThread::Start("ctl-test");
     ASSERT_TRUE(thread.ok());
@@ -85,7 +85,6 @@ class ControlServerTest : public ::testing::Test {
   void TearDown() override {
     stop_server();
     thread_.reset();
-    std::filesystem::remove_all(dir_);
   }
   Status start_server(ControlServerOptions options = {}) {
     if (options.path.empty()) options.path = path_;
@@ -106,6 +105,8 @@ class ControlServerTest : public ::testing::Test {
     thread_->run_sync([&] { n = server_ ? server_->connection_count() : 0; });
     return n;
   }
+
+  testing::TempDir tmp_{"tc-ctl"};
 
   std::string dir_, path_;
   FakeControlTarget target_;

@@ -19,6 +19,7 @@
 #include "daemon/nbd/client_bytes_for_test.h"
 #include "daemon/nbd/nbd_constants.h"
 #include "daemon/nbd/wire.h"
+#include "tests/support/temp_dir.h"
 
 namespace tiercache::nbd {
 namespace {
@@ -131,15 +132,12 @@ class Client {
 class ServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/nbd-server-test.XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
+    ASSERT_TRUE(tmp_.ok());
+    dir_ = tmp_.path();
     socket_ = dir_ + "/sub/sock";
   }
   void TearDown() override {
     server_.reset();
-    rmdir((dir_ + "/sub").c_str());
-    rmdir(dir_.c_str());
   }
   void StartServer(Device& device, unsigned threads = 2) {
     ServerConfig config;
@@ -155,6 +153,8 @@ class ServerTest : public ::testing::Test {
     server_->stop([&] { done.set_value(); });
     done.get_future().wait();
   }
+
+  testing::TempDir tmp_{"nbd-server-test"};
 
   std::string dir_;
   std::string socket_;
