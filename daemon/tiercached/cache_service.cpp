@@ -52,7 +52,8 @@ Result<std::unique_ptr<CacheService>> CacheService::Open(const DaemonConfig& con
     recorded_sequential = recorded->policies.sequential;
   }
   auto devices = std::make_unique<Devices>();
-  // A core that cannot be opened may be owed write-back data: say how much.
+  // A core that cannot be opened, or is not the one the cache was made for, may be owed
+  // write-back data: say how much.
   auto core_missing = [&](const Status& why) {
     return ExplainMissingCore(why, config.cache_path,
                               CountUnwrittenData(config.cache_path, config.buffered, main_loop));
@@ -102,7 +103,16 @@ Result<std::unique_ptr<CacheService>> CacheService::Open(const DaemonConfig& con
                 [&](Result<std::unique_ptr<Cache>> r) { opened.set_value(std::move(r)); });
   });
   auto cache = opened.get_future().get();
-  if (!cache.ok()) return cache.status();
+  if (!cache.ok()) {
+    // Another device where the core was (its size or identity differs): the cache's refusal
+    // says why; add what the cache holds for its own core.
+    auto recorded = RecordedSuperblock(config.cache_path);
+    if (recorded.ok() && (recorded->core.size != core_id->size ||
+                          recorded->core.fingerprint != core_id->fingerprint)) {
+      return core_missing(cache.status());
+    }
+    return cache.status();
+  }
   service->cache_ = std::move(cache).value();
   return service;
 }

@@ -90,9 +90,9 @@ TEST_F(CacheServiceTest, CleaningFlagsReachTheCleaner) {
   EXPECT_TRUE(s.ok()) << s.ToString();
 }
 
-// The core a cache was made for is gone: the refusal says how much write-back data the cache
-// holds for it, counted from the SSD without writing to it, and the cache opens with that data
-// once the core is back.
+// The core a cache was made for is gone, or another device stands in its place: the refusal
+// says how much write-back data the cache holds for it, counted from the SSD without writing to
+// it, and the cache opens with that data once the core is back.
 TEST_F(CacheServiceTest, AMissingCoreIsRefusedWithTheWriteBackDataItIsOwed) {
   config_.cleaning = "nop";  // the dirty data stays
   const std::string moved = core_.path() + ".moved";
@@ -132,6 +132,26 @@ TEST_F(CacheServiceTest, AMissingCoreIsRefusedWithTheWriteBackDataItIsOwed) {
             "write-back data (6 lines) not yet on that core: reconnect the core (if its path "
             "changed, start tiercached with --core NEWPATH), and do not recreate the cache, "
             "which would lose it");
+
+  // Another file of the same size where the core was: refused by its identity, with the same
+  // count.
+  ASSERT_EQ(std::rename(core_.path().c_str(), moved.c_str()), 0);
+  {
+    testing::TempFile other("tc-service-other", 16 << 20);
+    ASSERT_EQ(std::rename(other.path().c_str(), core_.path().c_str()), 0);
+    refused = CacheService::Open(config_, *loop_).status();
+    ASSERT_EQ(std::rename(core_.path().c_str(), other.path().c_str()), 0);
+  }
+  ASSERT_EQ(std::rename(moved.c_str(), core_.path().c_str()), 0);
+  EXPECT_EQ(refused.code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(refused.message(),
+            "core " + core_.path() + " is not the device cache " + ssd_.path() + " was created "
+            "for (" + core_.path() + "); if it holds the same data under a new identity (a "
+            "copied or restored image, a renumbered device), re-bind it with `tiercache attach "
+            "--cache " + ssd_.path() + " --core " + core_.path() + "`; " + ssd_.path() +
+            " holds 24 KiB of write-back data (6 lines) not yet on that core: reconnect the core "
+            "(if its path changed, start tiercached with --core NEWPATH), and do not recreate "
+            "the cache, which would lose it");
 
   auto service = CacheService::Open(config_, *loop_);
   ASSERT_TRUE(service.ok()) << service.status().ToString();

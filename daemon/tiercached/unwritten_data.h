@@ -1,7 +1,8 @@
 // UnwrittenData: how much write-back data a cache holds that its core does not have yet, read
 // from the cache device alone (its metadata loaded through a WriteOverlayDevice, so nothing is
 // written). tiercached adds it to its refusal when the core a cache was made for cannot be
-// opened, so that nobody recreates the cache over data that exists nowhere else.
+// opened or another device stands in its place, so that nobody recreates the cache over data
+// that exists nowhere else.
 #pragma once
 
 #include <cstdint>
