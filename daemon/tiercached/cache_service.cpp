@@ -54,12 +54,12 @@ Result<std::unique_ptr<CacheService>> CacheService::Open(const DaemonConfig& con
   auto devices = std::make_unique<Devices>();
   // A core that cannot be opened, or is not the one the cache was made for, may be owed
   // write-back data: say how much.
-  auto core_missing = [&](const Status& why) {
-    return ExplainMissingCore(why, config.cache_path,
+  auto refuse_core = [&](const Status& why) {
+    return ExplainRefusedCore(why, config.cache_path,
                               CountUnwrittenData(config.cache_path, config.buffered, main_loop));
   };
   auto core_id = IdentifyCore(config.core_path);
-  if (!core_id.ok()) return core_missing(core_id.status());
+  if (!core_id.ok()) return refuse_core(core_id.status());
   auto core_lock = InstanceLock::Acquire(config.core_path);
   if (!core_lock.ok()) {
     const Status& s = core_lock.status();
@@ -73,7 +73,7 @@ Result<std::unique_ptr<CacheService>> CacheService::Open(const DaemonConfig& con
                                           config.models_file, main_loop.loop(), config.io_backend);
   if (!core_opened.ok()) {
     main_loop.run_sync([&] { devices.reset(); });  // the cache device's queue is on that loop
-    return core_missing(core_opened);
+    return refuse_core(core_opened);
   }
   std::unique_ptr<CacheService> service(new CacheService(config, main_loop, std::move(devices)));
   CacheOptions options;
@@ -109,7 +109,7 @@ Result<std::unique_ptr<CacheService>> CacheService::Open(const DaemonConfig& con
     auto recorded = RecordedSuperblock(config.cache_path);
     if (recorded.ok() && (recorded->core.size != core_id->size ||
                           recorded->core.fingerprint != core_id->fingerprint)) {
-      return core_missing(cache.status());
+      return refuse_core(cache.status());
     }
     return cache.status();
   }

@@ -45,7 +45,7 @@ Result<UnwrittenData> CountUnwrittenData(const std::string& cache_path, bool buf
   return out;
 }
 
-Status ExplainMissingCore(const Status& why, const std::string& cache_path,
+Status ExplainRefusedCore(const Status& why, const std::string& cache_path,
                           const Result<UnwrittenData>& unwritten) {
   std::string what = why.message() + "; ";
   if (!unwritten.ok()) {

@@ -26,7 +26,7 @@ Result<UnwrittenData> CountUnwrittenData(const std::string& cache_path, bool buf
 // `why` (the core's error) with what the cache holds for the core and what to do, e.g.
 // "core /dev/sdb does not exist; /dev/sda2 holds 64 KiB of write-back data (16 lines) not yet on
 // that core: ...". A count that failed is said as such.
-Status ExplainMissingCore(const Status& why, const std::string& cache_path,
+Status ExplainRefusedCore(const Status& why, const std::string& cache_path,
                           const Result<UnwrittenData>& unwritten);
 
 }  // namespace tiercache
