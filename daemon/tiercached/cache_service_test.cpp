@@ -1,6 +1,7 @@
 // CacheService's own refusals, over a real cache on files: once the daemon is stopping, a policy
 // change is refused with tiercached's message (the cache's own check never runs), and the policies
-// recorded in the superblock stay as they were; the cleaning flags reach the cleaner.
+// recorded in the superblock stay as they were; the cleaning flags reach the cleaner; a core that
+// is missing or replaced is refused with the write-back data the cache holds for it.
 #include "daemon/tiercached/cache_service.h"
 
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 
 #include "cachelib/device/file_device.h"
 #include "cachelib/metadata/core_identity.h"
+#include "daemon/tiercached/unwritten_data.h"
 #include "tests/support/temp_file.h"
 
 namespace tiercache {
@@ -165,6 +167,23 @@ TEST_F(CacheServiceTest, AMissingCoreIsRefusedWithTheWriteBackDataItIsOwed) {
   std::promise<Status> closed;
   (*service)->close([&](Status c) { closed.set_value(c); });
   EXPECT_TRUE(closed.get_future().get().ok());
+}
+
+// A count that fails (damaged metadata, say) is said as such, with the command that tells.
+TEST(ExplainRefusedCoreTest, ACountThatFailedSaysSoAndWhatTells) {
+  const Status s = ExplainRefusedCore(Status::NotFound("core /dev/sdb does not exist"), "ssd.img",
+                                      Status::Corruption("ssd.img: page 3 is damaged"));
+  EXPECT_EQ(s.code(), Status::Code::kNotFound);
+  EXPECT_EQ(s.message(),
+            "core /dev/sdb does not exist; could not count the write-back data ssd.img holds for "
+            "it (Corruption: ssd.img: page 3 is damaged): `tiercache check --cache ssd.img` "
+            "tells; do not recreate the cache before the core is back");
+  EXPECT_EQ(ExplainRefusedCore(Status::NotFound("core /dev/sdb does not exist"), "ssd.img",
+                               UnwrittenData{.lines = 1, .bytes = 4096})
+                .message(),
+            "core /dev/sdb does not exist; ssd.img holds 4 KiB of write-back data (1 line) not "
+            "yet on that core: reconnect the core (if its path changed, start tiercached with "
+            "--core NEWPATH), and do not recreate the cache, which would lose it");
 }
 
 }  // namespace
