@@ -80,8 +80,8 @@ class Engine {
   // consecutive chunks covers every shard once, rotated by a hash of the group: a contiguous hot
   // range spreads evenly (docs/policies.md, "Shards and chunks"). A cache made since format
   // version 7 deals its lines to the shards in stripes of the same size (ShardLines), so the
-  // chunks of a group filled in turn sit side by side on the SSD too: a warm 1 MiB read is two
-  // SSD operations (the group's rotation splits it once), not sixteen.
+  // chunks of a group filled in turn sit side by side on the SSD too: a warm 1 MiB read is one or
+  // two SSD operations (a group's rotation splits it once unless it starts at shard 0), not 16.
   static constexpr uint32_t kShardChunkBytes = format::kShardStripeBytes;
   Shard& shard_for(uint64_t core_line) {
     const uint64_t n = shards_.size();
