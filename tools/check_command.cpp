@@ -14,7 +14,6 @@
 namespace tiercache {
 namespace {
 
-using StorePtr = std::unique_ptr<MetadataStore>;
 
 void PrintReport(const CheckReport& r, const std::string& cache, std::ostream& out) {
   const SuperblockInfo& info = r.info;
@@ -123,15 +122,11 @@ Result<OfflineCache> LoadOffline(AsyncRunner& runner, Device& ssd,
                                  const std::optional<CoreIdentity>& core) {
   Result<LoadedSuperblock> sb = ReadSuperblock(runner, ssd);
   if (!sb.ok()) return sb.status();
-  OfflineCache cache{*sb, std::make_unique<WriteOverlayDevice>(ssd), nullptr};
-  CoreIdentity identity = core ? *core : sb->sb.core;
-  Result<StorePtr> store =
-      runner.run_result<StorePtr>([&](std::function<void(Result<StorePtr>)> done) {
-        MetadataStore::Open(*cache.overlay, identity, std::move(done));
+  const CoreIdentity identity = core ? *core : sb->sb.core;
+  return runner.run_result<OfflineCache>(
+      [&](std::function<void(Result<OfflineCache>)> done) {
+        OpenOffline(ssd, *sb, identity, std::move(done));
       });
-  if (!store.ok()) return store.status();
-  cache.store = std::move(store).value();
-  return cache;
 }
 
 Result<CheckReport> InspectCache(AsyncRunner& runner, Device& ssd,

@@ -4,8 +4,7 @@
 
 #include "cachelib/common/size_parser.h"
 #include "cachelib/device/file_device.h"
-#include "cachelib/device/write_overlay_device.h"
-#include "cachelib/metadata/metadata_store.h"
+#include "cachelib/metadata/offline_cache.h"
 #include "cachelib/metadata/superblock.h"
 #include "daemon/tiercached/cache_service.h"
 
@@ -22,14 +21,13 @@ Result<UnwrittenData> CountUnwrittenData(const std::string& cache_path, bool buf
   options.buffered = buffered;
   Result<std::unique_ptr<FileDevice>> ssd = FileDevice::Open(cache_path, options);
   if (!ssd.ok()) return ssd.status();
-  auto overlay = std::make_unique<WriteOverlayDevice>(**ssd);
-  using StorePtr = std::unique_ptr<MetadataStore>;
-  Result<StorePtr> store = loop.call<Result<StorePtr>>([&](auto done) {
-    MetadataStore::Open(*overlay, recorded->core, std::move(done));
+  // The copy index is for `tiercache check`'s report only.
+  Result<OfflineCache> cache = loop.call<Result<OfflineCache>>([&](auto done) {
+    OpenOffline(**ssd, LoadedSuperblock{*recorded}, recorded->core, std::move(done));
   });
   UnwrittenData out;
-  if (store.ok()) {
-    (*store)->for_each_loaded([&out](uint64_t, const LineRecord& rec) {
+  if (cache.ok()) {
+    cache->store->for_each_loaded([&out](uint64_t, const LineRecord& rec) {
       if (rec.dirty.none()) return;
       ++out.lines;
       out.bytes += rec.dirty.count() * kSectorSize;
@@ -37,11 +35,13 @@ Result<UnwrittenData> CountUnwrittenData(const std::string& cache_path, bool buf
   }
   // The store and devices go on the loop they used.
   loop.run_sync([&] {
-    if (store.ok()) store->reset();
-    overlay.reset();
+    if (cache.ok()) {
+      cache->store.reset();  // before the overlay it reads through
+      cache->overlay.reset();
+    }
     ssd->reset();
   });
-  if (!store.ok()) return store.status();
+  if (!cache.ok()) return cache.status();
   return out;
 }
 
