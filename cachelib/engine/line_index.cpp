@@ -54,6 +54,17 @@ void LineIndex::insert(uint64_t core_line, uint32_t slot) {
   set(pos, entry_for(h, slot));
 }
 
+void LineIndex::relink(uint64_t core_line, uint32_t from, uint32_t to) {
+  const uint64_t hash = Hash(core_line);
+  const uint32_t wanted = entry_for(hash, from);
+  size_t pos = home(hash);
+  while (get(pos) != wanted) {
+    assert(get(pos) != 0 && "relink of a line that is not indexed");
+    pos = next(pos);
+  }
+  set(pos, entry_for(hash, to));
+}
+
 void LineIndex::erase(uint64_t core_line, uint32_t slot, const SlotTable& slots) {
   const uint64_t hash = Hash(core_line);
   const uint32_t wanted = entry_for(hash, slot);

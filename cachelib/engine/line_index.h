@@ -32,6 +32,10 @@ class LineIndex {
   void insert(uint64_t core_line, uint32_t slot);
   // REQUIRES core_line is indexed at `slot`, and slots still says so.
   void erase(uint64_t core_line, uint32_t slot, const SlotTable& slots);
+  // Points core_line's entry at `to` instead of `from`, in place: what erase and insert would do
+  // for a block that moves, without erase's walk of the rest of the cluster (which reads the
+  // SlotTable for each entry, a cache miss each). REQUIRES core_line is indexed at `from`.
+  void relink(uint64_t core_line, uint32_t from, uint32_t to);
   uint64_t memory_size() const { return bytes_.capacity(); }
   // Bytes per entry: 3 or 4.
   uint32_t entry_bytes() const { return entry_bytes_; }

@@ -63,6 +63,54 @@ TEST(LineIndexTest, MatchesAMapUnderChurnAtFullLoad) {
   EXPECT_EQ(index.memory_size(), (kLines * 5 / 4 + 1) * 3u + 1u);
 }
 
+// A block that moves to another line (a write over a trusted line) keeps its entry, re-pointed:
+// moves mixed into the churn above leave every key findable at its newest slot.
+TEST(LineIndexTest, RelinkedEntriesFollowTheirBlocksUnderChurn) {
+  constexpr uint32_t kLines = 1000;
+  SlotTable slots(kLines, 1);
+  LineIndex index(kLines);
+  std::unordered_map<uint64_t, uint32_t> truth;
+  std::vector<uint32_t> free_slots;
+  for (uint32_t i = 0; i < kLines; ++i) free_slots.push_back(i);
+  std::mt19937_64 rng(7);
+  uint64_t moves = 0;
+  for (int op = 0; op < 200000; ++op) {
+    const uint64_t key = rng() % 1200;  // mostly present at full load: many moves
+    auto it = truth.find(key);
+    if (it != truth.end() && !free_slots.empty() && rng() % 4 != 0) {
+      const uint32_t to = free_slots.back();
+      free_slots.pop_back();
+      slots.assign(to, key);
+      index.relink(key, it->second, to);
+      ASSERT_EQ(index.find(key, slots), to) << "op " << op;  // before an erase walks past it
+      slots.clear(it->second);
+      free_slots.push_back(it->second);
+      it->second = to;
+      ++moves;
+    } else if (it != truth.end()) {
+      index.erase(key, it->second, slots);
+      slots.clear(it->second);
+      free_slots.push_back(it->second);
+      truth.erase(it);
+    } else if (!free_slots.empty()) {
+      const uint32_t slot = free_slots.back();
+      free_slots.pop_back();
+      slots.assign(slot, key);
+      index.insert(key, slot);
+      truth[key] = slot;
+    }
+    if (op % 1000 == 0) {
+      for (const auto& [k, s] : truth) ASSERT_EQ(index.find(k, slots), s) << "op " << op;
+    }
+  }
+  EXPECT_GT(moves, 50000u);
+  EXPECT_LT(free_slots.size(), kLines / 10);  // the table was near its full load throughout
+  for (uint64_t k = 0; k < 1200; ++k) {
+    auto it = truth.find(k);
+    ASSERT_EQ(index.find(k, slots), it == truth.end() ? LineIndex::kNotFound : it->second);
+  }
+}
+
 // A core line (48 bits, as the SlotTable keeps them) spread over the whole range.
 uint64_t Key(uint32_t i) { return (uint64_t{i} + 1) * 0x9E3779B97F4A7C15ull >> 16; }
 

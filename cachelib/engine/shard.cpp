@@ -52,8 +52,12 @@ bool Shard::in_limbo(uint64_t core_line) const {
 
 void Shard::move_to_limbo(uint32_t slot) {
   const uint64_t core_line = slots_.core_line(slot);
-  assert(core_line < kLimboKey);
   index_.erase(core_line, slot, slots_);
+  park_in_limbo(slot, core_line);
+}
+
+void Shard::park_in_limbo(uint32_t slot, uint64_t core_line) {
+  assert(core_line < kLimboKey);
   slots_.assign(slot, core_line | kLimboKey);
   slots_.set_limbo(slot, true);
   index_.insert(core_line | kLimboKey, slot);
@@ -144,13 +148,17 @@ uint32_t Shard::allocate(uint64_t core_line, const std::function<bool(uint32_t)>
 }
 
 void Shard::map_fresh_line(uint32_t slot, uint64_t core_line) {
+  index_.insert(core_line, slot);
+  start_fresh_line(slot, core_line);
+}
+
+void Shard::start_fresh_line(uint32_t slot, uint64_t core_line) {
   slots_.assign(slot, core_line);
   // Untrusted, durably: a free line's SSD record claims nothing.
   slots_.set_untrusted(slot, true);
   slots_.set_untrust_durable(slot, true);
   ++untrusted_count_;
   list_untrusted(slot);
-  index_.insert(core_line, slot);
   policy_insert(slot, core_line);
 }
 
@@ -177,8 +185,11 @@ uint32_t Shard::move_to_new_line(uint32_t id) {
   // The block stays cached and admitted; only its place changes (the policy restarts it).
   policy_evict(old_slot, core_line);
   if (slots_.untrusted(old_slot)) --untrusted_count_;
-  move_to_limbo(old_slot);
-  map_fresh_line(slot, core_line);
+  // The block's entry names its new line in place of an erase (a walk of its cluster) and an
+  // insert; the old line keeps the block under the limbo key.
+  index_.relink(core_line, old_slot, slot);
+  park_in_limbo(old_slot, core_line);
+  start_fresh_line(slot, core_line);
   return id_of(slot);
 }
 

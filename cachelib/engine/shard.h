@@ -181,8 +181,12 @@ class Shard {
   // in_limbo() does, and the block itself may be mapped again (move_to_new_line).
   static constexpr uint64_t kLimboKey = uint64_t{1} << 47;
   void move_to_limbo(uint32_t slot);
+  // Gives line `slot`, no longer indexed under `core_line`, the limbo key.
+  void park_in_limbo(uint32_t slot, uint64_t core_line);
   // Maps free line `slot` to `core_line`: no sectors, untrusted, indexed, known to the policy.
   void map_fresh_line(uint32_t slot, uint64_t core_line);
+  // All of map_fresh_line() but the index entry.
+  void start_fresh_line(uint32_t slot, uint64_t core_line);
   // Returns line `slot` to the free map.
   void free_slot(uint32_t slot);
   // Drops stale and duplicate entries of untrusted_list_.
