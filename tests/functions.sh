@@ -280,6 +280,15 @@ expect_usage_error() {  # STATUS MESSAGE CMD...
   [ "$out" = "$message" ] || fail "$*: said '$out', expected '$message'"
 }
 
+# Runs CMD, expecting it to fail with PATTERN (grep) in its output.
+expect_refused() {  # WHAT PATTERN CMD...: CMD fails and says PATTERN
+  local what="$1" pattern="$2" out rc=0
+  shift 2
+  out="$("$@" 2>&1)" || rc=$?
+  [ "$rc" != 0 ] || fail "$what: accepted: $out"
+  grep -q -- "$pattern" <<<"$out" || fail "$what: message does not say '$pattern': $out"
+}
+
 # Asserts that jq FILTER applied to JSON gives EXPECTED.
 expect_json() {  # JSON FILTER EXPECTED
   local got

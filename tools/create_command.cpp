@@ -14,8 +14,7 @@ namespace {
 
 // InvalidArgument when --cache and --core name the same file or device.
 Status CheckDistinct(const CliOptions& o, const CoreIdentity& core) {
-  Result<CoreIdentity> cache = IdentifyCore(o.cache);
-  if (cache.ok() && cache->fingerprint == core.fingerprint && cache->size == core.size) {
+  if (IsSameDevice(o.cache, core)) {
     return Status::InvalidArgument("--cache " + o.cache + " and --core " + o.core +
                                    " are the same device");
   }

@@ -102,4 +102,9 @@ Result<CoreIdentity> IdentifyCore(const std::string& path) {
   return id;
 }
 
+bool IsSameDevice(const std::string& path, const CoreIdentity& id) {
+  Result<CoreIdentity> other = IdentifyCore(path);
+  return other.ok() && other->fingerprint == id.fingerprint && other->size == id.size;
+}
+
 }  // namespace tiercache

@@ -22,4 +22,8 @@ struct CoreIdentity {
 // the block device's serial/WWID in sysfs when available, else from (st_dev, st_ino) for files.
 Result<CoreIdentity> IdentifyCore(const std::string& path);
 
+// Whether `path` is the device `id` identifies (same fingerprint and size): a cache device given
+// as its own core. False when `path` cannot be identified (opening it reports why).
+bool IsSameDevice(const std::string& path, const CoreIdentity& id);
+
 }  // namespace tiercache

@@ -60,6 +60,11 @@ Result<std::unique_ptr<CacheService>> CacheService::Open(const DaemonConfig& con
   };
   auto core_id = IdentifyCore(config.core_path);
   if (!core_id.ok()) return refuse_core(core_id.status());
+  // Else its lock would fail below as if another tiercached served it.
+  if (IsSameDevice(config.cache_path, *core_id)) {
+    return Status::InvalidArgument("core " + config.core_path + " is the cache device " +
+                                   config.cache_path + " itself");
+  }
   auto core_lock = InstanceLock::Acquire(config.core_path);
   if (!core_lock.ok()) {
     const Status& s = core_lock.status();

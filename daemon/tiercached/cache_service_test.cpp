@@ -1,7 +1,8 @@
 // CacheService's own refusals, over a real cache on files: once the daemon is stopping, a policy
 // change is refused with tiercached's message (the cache's own check never runs), and the policies
 // recorded in the superblock stay as they were; the cleaning flags reach the cleaner; a core that
-// is missing or replaced is refused with the write-back data the cache holds for it.
+// is missing or replaced is refused with the write-back data the cache holds for it, and the
+// cache itself as its core is refused as such.
 #include "daemon/tiercached/cache_service.h"
 
 #include <gtest/gtest.h>
@@ -95,6 +96,15 @@ TEST_F(CacheServiceTest, CleaningFlagsReachTheCleaner) {
 // The core a cache was made for is gone, or another device stands in its place: the refusal
 // says how much write-back data the cache holds for it, counted from the SSD without writing to
 // it, and the cache opens with that data once the core is back.
+// The cache file given as its own core is refused as such: its lock would otherwise fail as if
+// another tiercached held the core.
+TEST_F(CacheServiceTest, TheCacheGivenAsItsOwnCoreIsRefusedAsSuch) {
+  config_.core_path = config_.cache_path;
+  Status s = CacheService::Open(config_, *loop_).status();
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << s.ToString();
+  EXPECT_EQ(s.message(), "core " + ssd_.path() + " is the cache device " + ssd_.path() + " itself");
+}
+
 TEST_F(CacheServiceTest, AMissingCoreIsRefusedWithTheWriteBackDataItIsOwed) {
   config_.cleaning = "nop";  // the dirty data stays
   const std::string moved = core_.path() + ".moved";

@@ -15,14 +15,6 @@ cd "$TEST_TMP"
 SIZE=$((256 << 20))
 make_cache ssd.img 64M hdd.img "$SIZE" --mode wb
 
-expect_refused() {  # WHAT PATTERN CMD...: CMD fails and says PATTERN
-  local what="$1" pattern="$2" out rc=0
-  shift 2
-  out="$("$@" 2>&1)" || rc=$?
-  [ "$rc" != 0 ] || fail "$what: accepted: $out"
-  grep -q -- "$pattern" <<<"$out" || fail "$what: message does not say '$pattern': $out"
-}
-
 # --- one core, one daemon -------------------------------------------------------------------
 start_tiercached ssd.img
 truncate -s 64M other-ssd.img
@@ -158,6 +150,14 @@ cmp small.before small.img || fail "a refused attach changed the SSD"
 truncate -s 32M short.img
 expect_refused "attach a core of another size" "is 33554432 bytes but cache .* was created for 67108864 bytes" \
     "$TIERCACHE_CLI" attach --cache small.img --core short.img
+# The cache given as its own core: said so, not taken for a lock held by another daemon.
+expect_refused "attach the cache as its own core" \
+    "--cache $TEST_TMP/small.img and --core $TEST_TMP/small.img are the same device" \
+    "$TIERCACHE_CLI" attach --cache small.img --core small.img
+expect_refused "serve the cache as its own core" \
+    "core small.img is the cache device small.img itself" \
+    "$TIERCACHED" --cache small.img --core small.img --foreground
+cmp small.before small.img || fail "a refused attach or start changed the SSD"
 # The copy: attached, then served with the same data.
 out="$("$TIERCACHE_CLI" attach --cache small.img --core copy.img --json)" || fail "attach: $out"
 [ "$(jq -r '.ok, .changed, .compared_lines, .previous_core' <<<"$out" | tr '\n' ' ')" = \

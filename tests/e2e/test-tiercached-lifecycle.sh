@@ -28,14 +28,6 @@ wait_gone() {
   fail "process $1 still running"
 }
 
-expect_refused() {  # WHAT PATTERN CMD...: CMD fails and says PATTERN
-  local what="$1" pattern="$2" out rc=0
-  shift 2
-  out="$("$@" 2>&1)" || rc=$?
-  [ "$rc" != 0 ] || fail "$what: accepted: $out"
-  grep -q "$pattern" <<<"$out" || fail "$what: message does not say '$pattern': $out"
-}
-
 # --- detached start, second daemon refused ------------------------------------------------
 "$TIERCACHED" --cache ssd.img --pidfile daemon.pid || fail "detached start"
 pid="$(cat daemon.pid)"
