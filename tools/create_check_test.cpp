@@ -235,6 +235,17 @@ TEST_F(CreateCheckVerbTest, CreateThenCheck) {
             std::string::npos) << out_.str();
 }
 
+// A core whose size is not a multiple of 4 KiB: created, with a warning that says what the
+// volume leaves out (tiercached serves its whole 4 KiB blocks).
+TEST_F(CreateCheckVerbTest, CreateWarnsOfACoreTailThatIsNotServed) {
+  std::filesystem::resize_file(core_, kCoreSize + 1000);
+  ASSERT_EQ(run(RunCreate, create_options()), kExitOk) << err_.str();
+  EXPECT_EQ(err_.str(), "tiercache create: warning: core " + core_ + " is " +
+                            std::to_string(kCoreSize + 1000) + " bytes, not a multiple of 4 KiB: "
+                            "the cached volume is " + std::to_string(kCoreSize) +
+                            " bytes; its last 1000 bytes are not served\n");
+}
+
 // Check reports the format version the SSD holds: a version 6 cache is not shown as the
 // version 7 that opening it (in the overlay) writes.
 TEST_F(CreateCheckVerbTest, CheckReportsTheVersionOnTheSsd) {

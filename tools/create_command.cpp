@@ -2,6 +2,7 @@
 
 #include "cachelib/common/size_parser.h"
 #include "cachelib/device/instance_lock.h"
+#include "cachelib/metadata/line_record.h"
 #include "daemon/control/control_json.h"
 #include "tools/check_command.h"
 #include "tools/exit_codes.h"
@@ -21,9 +22,16 @@ Status CheckDistinct(const CliOptions& o, const CoreIdentity& core) {
   return Status::Ok();
 }
 
-// What could fail the new cache later, found after formatting (the format succeeded either way).
-std::vector<std::string> CreateWarnings(const std::string& cache) {
+// What could fail the new cache later, or what it does not serve, found after formatting (the
+// format succeeded either way).
+std::vector<std::string> CreateWarnings(const std::string& cache, const CoreIdentity& core) {
   std::vector<std::string> warnings;
+  if (const uint64_t tail = core.size % kSectorSize; tail != 0) {
+    warnings.push_back("core " + core.path + " is " + std::to_string(core.size) +
+                       " bytes, not a multiple of 4 KiB: the cached volume is " +
+                       std::to_string(core.size - tail) + " bytes; its last " +
+                       std::to_string(tail) + " bytes are not served");
+  }
   Result<std::optional<FileSpace>> space = MeasureFileSpace(cache);
   if (!space.ok()) {
     warnings.push_back("cannot tell whether " + cache + " has room for its lines: " +
@@ -133,7 +141,7 @@ int RunCreate(const CliOptions& given, CommandIo& io) {
   options.policies = o.policies;
   Result<LoadedSuperblock> sb = FormatCache(**runner, **ssd, *core, options);
   if (!sb.ok()) return fail(sb.status());
-  PrintCreated(o, sb->sb, (*ssd)->size(), CreateWarnings(o.cache), io);
+  PrintCreated(o, sb->sb, (*ssd)->size(), CreateWarnings(o.cache, *core), io);
   return kExitOk;
 }
 

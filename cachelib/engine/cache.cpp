@@ -72,7 +72,9 @@ void Cache::Open(Device& ssd, Device& core, const CoreIdentity& core_id,
                                               std::to_string(ssd.block_size()) +
                                               " is larger than 4096"));
   }
-  if (core.size() != core_id.size) {
+  // The device serves whole blocks (a file: 4 KiB); the identity has the size the file or disk
+  // reports, a tail of less than a block more.
+  if (core.size() != core_id.size - core_id.size % core.block_size()) {
     return fail_later(Status::InvalidArgument(
         core.name() + ": core is " + std::to_string(core.size()) + " bytes, identity says " +
         std::to_string(core_id.size)));

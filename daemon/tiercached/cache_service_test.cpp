@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <unistd.h>
 #include <future>
 #include <vector>
 
@@ -28,12 +29,18 @@ class CacheServiceTest : public ::testing::Test {
     config_.core_path = core_.path();
     config_.buffered = true;
     loop_ = std::move(LoopThread::Start("service-test")).value();
+    Format();
+  }
+
+  // Formats the SSD file for the core file as it is now (over any cache it holds).
+  void Format() {
     auto ssd = std::move(FileDevice::Open(config_.cache_path, {.buffered = true})).value();
     auto core = IdentifyCore(config_.core_path);
     ASSERT_TRUE(core.ok()) << core.status().ToString();
     FormatOptions f;
     f.policies.admission = "always";
     f.policies.replacement = "lru";
+    f.force = true;
     std::promise<Status> formatted;
     loop_->run_sync([&] {
       MetadataStore::Format(*ssd, *core, f, [&](Status s) { formatted.set_value(s); });
@@ -96,6 +103,26 @@ TEST_F(CacheServiceTest, CleaningFlagsReachTheCleaner) {
 // The core a cache was made for is gone, or another device stands in its place: the refusal
 // says how much write-back data the cache holds for it, counted from the SSD without writing to
 // it, and the cache opens with that data once the core is back.
+// A core file whose size is not a multiple of 4 KiB is served as its whole 4 KiB blocks (the
+// device's size), not refused for differing from its identity by the tail.
+TEST_F(CacheServiceTest, ACoreWithATailServesItsWholeBlocks) {
+  ASSERT_EQ(::truncate(core_.path().c_str(), (16 << 20) + 1000), 0);
+  Format();
+  auto service = CacheService::Open(config_, *loop_);
+  ASSERT_TRUE(service.ok()) << service.status().ToString();
+  EXPECT_EQ((*service)->cache().size(), uint64_t{16} << 20);
+  std::vector<std::byte> data(4096, std::byte{0x5a}), back(4096);
+  Status s = loop_->call<Status>([&](auto done) {
+    (*service)->cache().write((16 << 20) - 4096, data, {}, std::move(done));
+  });
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  s = loop_->call<Status>([&](auto done) {
+    (*service)->cache().read((16 << 20) - 4096, back, std::move(done));
+  });
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(back, data);
+}
+
 // The cache file given as its own core is refused as such: its lock would otherwise fail as if
 // another tiercached held the core.
 TEST_F(CacheServiceTest, TheCacheGivenAsItsOwnCoreIsRefusedAsSuch) {
