@@ -426,5 +426,24 @@ TEST_F(ServerTest, TcpListenerOnAnyFreePort) {
   EXPECT_FALSE(Server::Start(dev, none).ok());
 }
 
+// A port out of range is refused, not taken modulo 65536 by getaddrinfo (99999 would listen on
+// 34463).
+TEST_F(ServerTest, TcpListenPortsOutOfRangeAreRefused) {
+  MemoryDevice dev("mem", 1 << 20);
+  ServerConfig config;
+  config.threads = 1;
+  for (std::string bad : {"127.0.0.1:99999", "127.0.0.1:65536", "127.0.0.1:-1", "[::1]:80x",
+                          "127.0.0.1:000000"}) {
+    config.tcp_listen = bad;
+    EXPECT_EQ(Server::Start(dev, config).status().ToString(),
+              "InvalidArgument: expected HOST:PORT with a PORT of 0-65535, got '" + bad + "'");
+  }
+  for (std::string bad : {"nonsense", "127.0.0.1:"}) {
+    config.tcp_listen = bad;
+    EXPECT_EQ(Server::Start(dev, config).status().ToString(),
+              "InvalidArgument: expected HOST:PORT, got '" + bad + "'");
+  }
+}
+
 }  // namespace
 }  // namespace tiercache::nbd

@@ -97,7 +97,8 @@ std::vector<DaemonOption> MakeOptions() {
        "NBD sockets: ring (operations on each loop's io_uring, with the devices'; epoll where "
        "io_uring is refused or with --io-backend aio) or epoll (default ring)",
        std::nullopt, CheckSocketIo},
-      {"threads", "", &C::threads, "NBD event-loop threads (default: one per core)"},
+      {"threads", "", &C::threads, "NBD event-loop threads (default 0: one per core)",
+       R{0, 256}},
       {"poll-us", "", &C::poll_us,
        "NBD loops busy-poll this long after each event before sleeping (default " +
            std::to_string(kDefaultPollUs) + ", 0: never)",

@@ -61,6 +61,10 @@ TEST(DaemonOptionTest, ApplyChecksEachKind) {
   EXPECT_EQ(apply("threads", "8x"), "InvalidArgument: '8x' is not a whole number >= 0");
   EXPECT_EQ(apply("threads", "+8"), "InvalidArgument: '+8' is not a whole number >= 0");
   EXPECT_EQ(apply("threads", "99999999999"), "InvalidArgument: '99999999999' is too large");
+  // More loops than that ran out of file descriptors at start ("timerfd_create: Too many open
+  // files") instead of a usage error.
+  EXPECT_EQ(apply("threads", "257"), "InvalidArgument: 257 is not in 0..256");
+  EXPECT_EQ(apply("threads", "0"), "OK");
   EXPECT_EQ(apply("ublk-id", "-1"), "OK");
   EXPECT_EQ(c.ublk_id, -1);
   EXPECT_EQ(apply("ublk", "yes"), "InvalidArgument: 'yes' is not true or false");
