@@ -1,15 +1,16 @@
 // CacheService's own refusals, over a real cache on files: once the daemon is stopping, a policy
 // change is refused with tiercached's message (the cache's own check never runs), and the policies
 // recorded in the superblock stay as they were; the cleaning flags reach the cleaner; a core that
-// is missing or replaced is refused with the write-back data the cache holds for it, and the
-// cache itself as its core is refused as such.
+// is missing or replaced is refused with the write-back data the cache holds for it; the cache
+// itself as its core is refused as such; a core with a tail under 4 KiB serves its whole blocks.
 #include "daemon/tiercached/cache_service.h"
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
-#include <unistd.h>
 #include <future>
 #include <vector>
 
@@ -100,9 +101,6 @@ TEST_F(CacheServiceTest, CleaningFlagsReachTheCleaner) {
   EXPECT_TRUE(s.ok()) << s.ToString();
 }
 
-// The core a cache was made for is gone, or another device stands in its place: the refusal
-// says how much write-back data the cache holds for it, counted from the SSD without writing to
-// it, and the cache opens with that data once the core is back.
 // A core file whose size is not a multiple of 4 KiB is served as its whole 4 KiB blocks (the
 // device's size), not refused for differing from its identity by the tail.
 TEST_F(CacheServiceTest, ACoreWithATailServesItsWholeBlocks) {
@@ -132,6 +130,9 @@ TEST_F(CacheServiceTest, TheCacheGivenAsItsOwnCoreIsRefusedAsSuch) {
   EXPECT_EQ(s.message(), "core " + ssd_.path() + " is the cache device " + ssd_.path() + " itself");
 }
 
+// The core a cache was made for is gone, or another device stands in its place: the refusal
+// says how much write-back data the cache holds for it, counted from the SSD without writing to
+// it, and the cache opens with that data once the core is back.
 TEST_F(CacheServiceTest, AMissingCoreIsRefusedWithTheWriteBackDataItIsOwed) {
   config_.cleaning = "nop";  // the dirty data stays
   const std::string moved = core_.path() + ".moved";
