@@ -54,25 +54,23 @@ void LineIndex::insert(uint64_t core_line, uint32_t slot) {
   set(pos, entry_for(h, slot));
 }
 
-void LineIndex::relink(uint64_t core_line, uint32_t from, uint32_t to) {
-  const uint64_t hash = Hash(core_line);
-  const uint32_t wanted = entry_for(hash, from);
+size_t LineIndex::position(uint64_t hash, uint32_t slot) const {
+  const uint32_t wanted = entry_for(hash, slot);
   size_t pos = home(hash);
   while (get(pos) != wanted) {
-    assert(get(pos) != 0 && "relink of a line that is not indexed");
+    assert(get(pos) != 0 && "the line is not indexed there");
     pos = next(pos);
   }
-  set(pos, entry_for(hash, to));
+  return pos;
+}
+
+void LineIndex::relink(uint64_t core_line, uint32_t from, uint32_t to) {
+  const uint64_t hash = Hash(core_line);
+  set(position(hash, from), entry_for(hash, to));
 }
 
 void LineIndex::erase(uint64_t core_line, uint32_t slot, const SlotTable& slots) {
-  const uint64_t hash = Hash(core_line);
-  const uint32_t wanted = entry_for(hash, slot);
-  size_t hole = home(hash);
-  while (get(hole) != wanted) {
-    assert(get(hole) != 0 && "erase of a line that is not indexed");
-    hole = next(hole);
-  }
+  size_t hole = position(Hash(core_line), slot);
   // Backward shift: move later entries of the cluster into the hole when their home allows it.
   for (size_t pos = next(hole);; pos = next(pos)) {
     const uint32_t e = get(pos);

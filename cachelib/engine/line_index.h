@@ -48,6 +48,8 @@ class LineIndex {
     return tag(hash) << slot_bits_ | (slot + 1);
   }
   size_t next(size_t pos) const { return pos + 1 == entries_ ? 0 : pos + 1; }
+  // Where the entry of the line with `hash` at `slot` is. REQUIRES it is indexed.
+  size_t position(uint64_t hash, uint32_t slot) const;
   // Entries are read as 4 little-endian bytes (the table has 1 byte of padding) and masked.
   uint32_t get(size_t pos) const {
     uint32_t e;
