@@ -37,8 +37,7 @@ AdaptiveAdmission::AdaptiveAdmission(uint32_t capacity, const Params& params)
   sweep_steps_ = static_cast<uint32_t>((returns_.entries() + window - 1) / window);
   if (params_.recurring) {
     recurring_ = std::make_unique<RecurringMisses>(capacity, returns_.sample_shift(),
-                                                   params_.recurring_params, params_.min_return,
-                                                   params_.eviction_prior);
+                                                   params_.recurring_params);
   }
 }
 
@@ -104,9 +103,10 @@ bool AdaptiveAdmission::admit(const AdmissionQuery& query) {
     admitted = level_admitted(level);
   }
   const bool recurs = seen && level == 0;
-  if (!admitted && recurs && full && recurring_->admitted()) {
+  if (!admitted && recurs && full && recurring_->admits(query.block)) {
     admitted = true;
     ++recurring_admitted_;
+    recurring_->record_admission(query.block, now_);
   }
   if (!admitted && params_.probe_interval != 0 &&
       ++refused_since_probe_ >= params_.probe_interval) {
@@ -115,8 +115,6 @@ bool AdaptiveAdmission::admit(const AdmissionQuery& query) {
     admitted = true;
   }
   admitted ? ++admitted_ : ++refused_;
-  if (recurring_ && admitted && full) recurring_->count_admission();
-  if (recurs) recurring_->record_miss(query.block, now_, admitted);
   // A miss that filled a free slot was no decision: it counts at once as not back (until it is),
   // so a scan that follows the fill meets the evidence of the fill's one-time reads.
   const uint8_t code = static_cast<uint8_t>(level | (full ? 0 : kFilled));
@@ -127,7 +125,7 @@ bool AdaptiveAdmission::admit(const AdmissionQuery& query) {
 }
 
 void AdaptiveAdmission::on_evict(uint64_t block) {
-  if (recurring_) recurring_->on_evict(block, now_);
+  if (recurring_) recurring_->on_evict(block);
   if (returns_.record_eviction(block, now_)) ++wasted_;
 }
 
@@ -145,6 +143,11 @@ void AdaptiveAdmission::visit_counters(const CounterVisitor& visit) const {
   visit("wasted_admissions", wasted_ << scale);
   visit("threshold", threshold_);
   visit("recurring_admitted", recurring_admitted_);
+  if (recurring_) {
+    visit("recurring_share_pct", static_cast<uint64_t>(recurring_->share() * 100 + 0.5));
+    visit("recurring_hits", recurring_->sampled_hits() << scale);
+    visit("recurring_wasted", recurring_->sampled_wasted() << scale);
+  }
 }
 
 }  // namespace tiercache

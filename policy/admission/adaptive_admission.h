@@ -51,7 +51,7 @@ class AdaptiveAdmission final : public AdmissionPolicy {
     // 1 in 2^sample_shift blocks is followed; -1 = about 256 per capacity. Default -1.
     int sample_shift = -1;
     // First-level misses of blocks accessed within the last few capacities get a second look
-    // (RecurringMisses, with this policy's min_return and eviction_prior). Default on.
+    // (RecurringMisses: a learned share of them is admitted). Default on.
     bool recurring = true;
     RecurringMisses::Params recurring_params;
   };
@@ -73,7 +73,8 @@ class AdaptiveAdmission final : public AdmissionPolicy {
   uint64_t memory_size() const override;
   // admitted, refused, probes, ghost_hits and wasted_admissions (estimated from the sample),
   // threshold (lowest miss count admitted when full; 16 = none), recurring_admitted (misses
-  // admitted by RecurringMisses alone).
+  // admitted by RecurringMisses alone), recurring_share_pct (its share of the class, %),
+  // recurring_hits and recurring_wasted (its admissions hit, and evicted unhit; estimated).
   void visit_counters(const CounterVisitor& visit) const override;
 
   // The bar a level's return ratio must clear, and a level's return ratio.

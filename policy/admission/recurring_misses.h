@@ -1,15 +1,16 @@
 // RecurringMisses: AdaptiveAdmission's second look at a first-level miss. A block accessed again
 // after several cache turnovers (the next boot's files, the next launch of an application) is a
 // first miss to the frequency table, which forgets in about one; RegionHistory remembers it for
-// `span`. Such misses form one class, admitted while its blocks come back within half the cache's
-// turnover more often than evicted blocks do (LIRS's question, "does the returning set fit?",
-// answered from samples). Owns its tables (1.6 bytes per slot + 64-128 KiB); not thread-safe.
+// `span`. Such misses form one class. A returning set larger than the cache, admitted whole,
+// evicts itself before it comes back (as a loop does), so the class admits a fixed hash-chosen
+// share of its blocks, LIRS's resident set, and learns the share from its sampled admissions: a
+// first hit raises it, an eviction before any hit lowers it. Owns its tables (1.6 bytes per slot
+// + 64-128 KiB); not thread-safe.
 #pragma once
 
 #include <cstdint>
 
 #include "policy/admission/region_history.h"
-#include "policy/admission/return_ratio.h"
 #include "policy/admission/return_tracker.h"
 
 namespace tiercache {
@@ -17,43 +18,42 @@ namespace tiercache {
 class RecurringMisses {
  public:
   struct Params {
-    double span = 8;              // remembered accesses, in capacities
-    double entries = 0.4;         // RegionHistory entries per slot
-    double margin = 0.15;         // over the eviction ratio, as AdaptiveAdmission's margin
-    double turnover_share = 0.5;  // a return counts when within this share of the turnover
+    double span = 8;          // remembered accesses, in capacities
+    double entries = 0.4;     // RegionHistory entries per slot
+    double share_up = 0.01;   // added to the share by a sampled admission's first hit
+    double share_down = 0.2;  // taken from it by a sampled admission evicted unhit
+    double min_share = 0.05;  // its floor: admissions go on, so the share can grow again
+    // The share before any evidence. Below 1: a class admitted whole at first (a loop's second
+    // pass) is hit late by the part that survived its own churn, and those hits would take the
+    // share straight back to 1 for a second wave.
+    double initial_share = 0.9;
   };
 
-  // `min_return` and `eviction_prior`: AdaptiveAdmission's floor and eviction prior.
-  RecurringMisses(uint32_t capacity, uint32_t sample_shift, const Params& params,
-                  double min_return, double eviction_prior);
+  RecurringMisses(uint32_t capacity, uint32_t sample_shift, const Params& params);
 
   // Every access of the shard, in order (`now` = AdaptiveAdmission's access count). Returns
   // whether the block was accessed before within the span.
   bool observe(uint64_t block, uint64_t now, bool hit);
-  // Whether the class's misses are admitted now.
-  bool admitted() const;
-  // A miss of the class (observe() returned true and the frequency table knew nothing).
-  void record_miss(uint64_t block, uint64_t now, bool admitted);
-  // Any miss admitted while the shard was full: measures the turnover.
-  void count_admission() { ++admissions_; }
-  void on_evict(uint64_t block, uint64_t now);
+  // Whether a miss of the class (observe() returned true and the frequency table knew nothing)
+  // is admitted: its block falls within the share.
+  bool admits(uint64_t block) const;
+  // A miss of the class was admitted.
+  void record_admission(uint64_t block, uint64_t now);
+  void on_evict(uint64_t block);
 
+  double share() const { return share_; }
+  // Sampled admissions of the class hit within the span, and evicted before any hit.
+  uint64_t sampled_hits() const { return hits_; }
+  uint64_t sampled_wasted() const { return wasted_; }
   uint64_t memory_size() const;
-  double return_ratio() const;
-  double eviction_ratio() const;
-  // Accesses for the cache to admit its capacity at the recent rate (huge when it admits none).
-  double turnover() const;
 
  private:
   Params params_;
-  double min_return_, eviction_prior_;
-  uint32_t capacity_;
-  uint64_t span_;  // in accesses; the statistics are halved every two spans
   RegionHistory regions_;
-  ReturnTracker returns_;
-  uint32_t sweep_steps_;  // tracker entries examined per access, to expire each within a span
-  ReturnRatio misses_, evictions_;
-  uint64_t accesses_ = 0, admissions_ = 0;  // halved with the statistics
+  ReturnTracker admissions_;  // sampled admissions of the class: hit yet?
+  uint32_t sweep_steps_;      // tracker entries examined per access, to expire each within a span
+  double share_;
+  uint64_t hits_ = 0, wasted_ = 0;
 };
 
 }  // namespace tiercache

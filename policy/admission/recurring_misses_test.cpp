@@ -5,12 +5,17 @@
 namespace tiercache {
 namespace {
 
-// Every block followed; span 8 capacities = 2048 accesses, statistics halved every 4096;
-// AdaptiveAdmission's default floor (0.2) and eviction prior (0.25).
+// Every block followed; span 8 capacities = 2048 accesses. The share starts at 0.9, steps +0.01
+// and -0.2, floor 0.05.
 constexpr uint32_t kCapacity = 256;
 
-RecurringMisses Make() {
-  return RecurringMisses(kCapacity, 0, RecurringMisses::Params{}, 0.2, 0.25);
+RecurringMisses Make() { return RecurringMisses(kCapacity, 0, RecurringMisses::Params{}); }
+
+// How many of blocks [0, n) the share admits.
+int Admitted(const RecurringMisses& recurring, int n) {
+  int admitted = 0;
+  for (int block = 0; block < n; ++block) admitted += recurring.admits(block);
+  return admitted;
 }
 
 TEST(RecurringMissesTest, TellsWhetherABlockWasAccessedWithinTheSpan) {
@@ -20,35 +25,67 @@ TEST(RecurringMissesTest, TellsWhetherABlockWasAccessedWithinTheSpan) {
   EXPECT_FALSE(recurring.observe(6, 3, false));
 }
 
-TEST(RecurringMissesTest, ThePriorAdmitsUntilThereIsEvidence) {
+TEST(RecurringMissesTest, NearlyTheWholeClassIsAdmittedUntilThereIsEvidence) {
   RecurringMisses recurring = Make();
-  EXPECT_DOUBLE_EQ(recurring.return_ratio(), 0.5);
-  EXPECT_DOUBLE_EQ(recurring.eviction_ratio(), 0.25);
-  EXPECT_TRUE(recurring.admitted());  // 0.5 >= max(0.2, 0.25 + 0.15)
-  recurring.record_miss(7, 1, false);
-  EXPECT_DOUBLE_EQ(recurring.return_ratio(), 0.5);  // a pending miss weighs nothing
+  EXPECT_DOUBLE_EQ(recurring.share(), 0.9);
+  EXPECT_NEAR(Admitted(recurring, 10000), 9000, 200);
 }
 
-// The cache admits on every access: turnover 256 accesses, so a return counts within 128.
-TEST(RecurringMissesTest, OnlyReturnsWithinHalfTheTurnoverCount) {
+// A returning set that evicts itself: each admission evicted unhit takes 0.2 from the share, and
+// the blocks still admitted are a fixed subset (the same ones every time they come back).
+TEST(RecurringMissesTest, AdmissionsEvictedUnhitShrinkTheShare) {
   RecurringMisses recurring = Make();
-  recurring.record_miss(5, 0, true);
-  recurring.record_miss(6, 0, true);
-  for (uint64_t now = 1; now <= 400; ++now) {
-    const uint64_t block = now == 100 ? 5 : now == 300 ? 6 : 100000 + 16 * now;
-    recurring.observe(block, now, false);
-    recurring.count_admission();
+  recurring.record_admission(1, 1);
+  recurring.on_evict(1);
+  EXPECT_DOUBLE_EQ(recurring.share(), 0.7);
+  EXPECT_EQ(recurring.sampled_wasted(), 1u);
+  recurring.on_evict(1);  // once per admission
+  EXPECT_DOUBLE_EQ(recurring.share(), 0.7);
+  EXPECT_NEAR(Admitted(recurring, 10000), 7000, 200);
+  recurring.record_admission(2, 2);
+  recurring.on_evict(2);
+  EXPECT_DOUBLE_EQ(recurring.share(), 0.5);
+  int subset = 0;
+  for (int block = 0; block < 10000; ++block) {
+    if (recurring.admits(block)) {
+      subset += 1;
+      RecurringMisses fresh = Make();
+      ASSERT_TRUE(fresh.admits(block));
+    }
   }
-  EXPECT_DOUBLE_EQ(recurring.turnover(), 256.0);
-  EXPECT_DOUBLE_EQ(recurring.return_ratio(), (1 + 2) / (2 + 4.0));  // 5 back in time, 6 late
+  EXPECT_NEAR(subset, 5000, 200);
+  for (uint64_t block = 10; block < 20; ++block) {
+    recurring.record_admission(block, 3);
+    recurring.on_evict(block);
+  }
+  EXPECT_DOUBLE_EQ(recurring.share(), 0.05);  // the floor
+  EXPECT_NEAR(Admitted(recurring, 10000), 500, 100);
 }
 
-TEST(RecurringMissesTest, EvictedBlocksComingBackRaiseTheBar) {
+// A first hit within the span gives 0.01 back; later hits, hits of blocks the class did not
+// admit and evictions after a hit count nothing.
+TEST(RecurringMissesTest, AdmissionsHitGrowTheShare) {
   RecurringMisses recurring = Make();
-  for (uint64_t block = 10; block < 20; ++block) recurring.on_evict(block, 1);
-  for (uint64_t block = 10; block < 20; ++block) recurring.observe(block, block - 8, false);
-  EXPECT_DOUBLE_EQ(recurring.eviction_ratio(), (10 + 1) / (10 + 4.0));
-  EXPECT_FALSE(recurring.admitted());  // 0.5 < 0.79 + 0.15
+  recurring.record_admission(1, 1);
+  recurring.on_evict(1);
+  recurring.record_admission(2, 2);
+  recurring.observe(2, 3, /*hit=*/true);
+  EXPECT_DOUBLE_EQ(recurring.share(), 0.71);
+  EXPECT_EQ(recurring.sampled_hits(), 1u);
+  recurring.observe(2, 4, true);
+  recurring.on_evict(2);
+  recurring.observe(3, 5, true);
+  EXPECT_DOUBLE_EQ(recurring.share(), 0.71);
+  recurring.record_admission(4, 6);
+  recurring.observe(4, 6 + 2049, true);  // after the span: no longer a return
+  EXPECT_DOUBLE_EQ(recurring.share(), 0.71);
+  for (uint64_t block = 100; block < 130; ++block) {
+    recurring.record_admission(block, 5000);
+    recurring.observe(block, 5001, true);
+  }
+  EXPECT_DOUBLE_EQ(recurring.share(), 1.0);  // the ceiling
+  EXPECT_EQ(recurring.sampled_hits(), 31u);
+  EXPECT_EQ(recurring.sampled_wasted(), 1u);
 }
 
 }  // namespace

@@ -12,7 +12,8 @@ constexpr uint32_t kEpochs = 32;   // stamps wrap; the sweep clears entries befo
 constexpr uint32_t kMaxAge = 24;   // epochs per span
 constexpr uint32_t kEpochMask = kEpochs - 1;
 constexpr int kFingerprintShift = 5;
-constexpr uint32_t kFingerprintMask = 0x7FF;
+constexpr uint32_t kFingerprintMask = 0x3FF;
+constexpr uint32_t kRecurred = 1u << 15;  // a block of the region was accessed twice
 constexpr int kMapShift = 16;
 
 uint32_t Fingerprint(uint32_t entry) { return (entry >> kFingerprintShift) & kFingerprintMask; }
@@ -57,22 +58,32 @@ bool RegionHistory::touch(uint64_t block, uint64_t now) {
   for (uint32_t i = 0; i < kWays && !slot; ++i) {
     if (bucket[i] != 0 && Fingerprint(bucket[i]) == fingerprint) slot = &bucket[i];
   }
-  uint32_t map = 0;
+  uint32_t kept = 0;  // the block map and kRecurred, while the region is remembered
   if (slot) {
-    if (Age(*slot, epoch) <= kMaxAge) map = *slot >> kMapShift << kMapShift;
-  } else {  // a free entry, else the least recently accessed region
-    slot = &bucket[0];
-    for (uint32_t i = 0; i < kWays; ++i) {
-      if (bucket[i] == 0) {
-        slot = &bucket[i];
-        break;
-      }
-      if (Age(bucket[i], epoch) > Age(*slot, epoch)) slot = &bucket[i];
-    }
+    if (Age(*slot, epoch) <= kMaxAge) kept = *slot & (~0u << kMapShift | kRecurred);
+  } else {
+    slot = Victim(bucket, epoch);
   }
   const uint32_t bit = 1u << (kMapShift + (block & ((1u << kRegionShift) - 1)));
-  *slot = map | bit | (fingerprint << kFingerprintShift) | epoch;
-  return (map & bit) != 0;
+  const bool seen = (kept & bit) != 0;
+  *slot = kept | bit | (seen ? kRecurred : 0) | (fingerprint << kFingerprintShift) | epoch;
+  return seen;
+}
+
+// A free entry; else, among regions none of whose blocks recurred, the most recently accessed:
+// one-time reads streaming through a bucket take one entry in turn and leave the regions seen
+// before them, which may yet come back (the next boot's files), until they age out. Regions that
+// recurred go last, least recently accessed first.
+uint32_t* RegionHistory::Victim(uint32_t* bucket, uint32_t epoch) {
+  uint32_t* once = nullptr;
+  uint32_t* oldest = &bucket[0];
+  for (uint32_t i = 0; i < kWays; ++i) {
+    uint32_t* e = &bucket[i];
+    if (*e == 0) return e;
+    if (Age(*e, epoch) > Age(*oldest, epoch)) oldest = e;
+    if (!(*e & kRecurred) && (!once || Age(*e, epoch) < Age(*once, epoch))) once = e;
+  }
+  return once ? once : oldest;
 }
 
 }  // namespace tiercache

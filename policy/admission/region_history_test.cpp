@@ -35,12 +35,30 @@ TEST(RegionHistoryTest, TheSweepClearsRegionsBeforeTheirStampsWrap) {
   EXPECT_FALSE(history.touch(7, 3400));  // 34 epochs: would read as 2 without the sweep
 }
 
-TEST(RegionHistoryTest, AFullBucketForgetsItsLeastRecentRegion) {
+// Regions 0-7 fill the one bucket; region 8, read once, takes the entry of the newest region
+// read once (7), so the older ones are still there when they come back.
+TEST(RegionHistoryTest, AFullBucketGivesUpItsNewestOneTimeRegion) {
   RegionHistory history(8, kSpan);  // one bucket of 8
   for (uint64_t region = 0; region < 9; ++region) history.touch(region * 16, region * 100);
-  EXPECT_FALSE(history.touch(0, 900));  // region 0 was the oldest: forgotten
-  EXPECT_TRUE(history.touch(32, 901));  // region 2 is still there
-  EXPECT_FALSE(history.touch(16, 902));  // region 1 made room for region 0 again
+  EXPECT_TRUE(history.touch(0, 900));  // region 0, the oldest, is remembered
+  // Region 8 took region 7's entry; region 7 takes region 8's, and so on: new regions read once
+  // share one entry.
+  EXPECT_FALSE(history.touch(7 * 16, 901));
+  EXPECT_FALSE(history.touch(8 * 16, 902));
+  EXPECT_TRUE(history.touch(16, 903));  // region 1 is still there
+}
+
+// Once every region of the bucket has recurred, the least recently accessed one goes.
+TEST(RegionHistoryTest, RegionsThatRecurredGoLastOldestFirst) {
+  RegionHistory history(8, kSpan);
+  for (uint64_t region = 0; region < 8; ++region) history.touch(region * 16, region * 10);
+  for (uint64_t region = 0; region < 8; ++region) {
+    EXPECT_TRUE(history.touch(region * 16, 100 + region * 100));  // each recurs, 0 oldest
+  }
+  EXPECT_FALSE(history.touch(8 * 16, 900));  // takes region 0's entry
+  EXPECT_FALSE(history.touch(0, 901));       // forgotten; takes region 8's (read once)
+  EXPECT_TRUE(history.touch(16, 902));
+  EXPECT_FALSE(history.touch(8 * 16, 903));
 }
 
 }  // namespace

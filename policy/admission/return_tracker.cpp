@@ -147,4 +147,13 @@ bool ReturnTracker::record_eviction(uint64_t block, uint64_t now) {
   return wasted;
 }
 
+bool ReturnTracker::take_unhit(uint64_t block) {
+  const Key k = key(block);
+  uint64_t* e = k.sampled ? find(k) : nullptr;
+  if (!e || !(*e & kUnhit)) return false;
+  if (*e & kPending) Count(*e, unswept_);  // its miss ends without a return
+  *e = 0;
+  return true;
+}
+
 }  // namespace tiercache

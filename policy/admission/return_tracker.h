@@ -35,6 +35,9 @@ class ReturnTracker {
   bool record_miss(uint64_t block, uint64_t now, uint8_t level, bool admitted);
   // `block` was evicted at `now`; true when it is sampled, had been admitted and was never hit.
   bool record_eviction(uint64_t block, uint64_t now);
+  // `block` left the cache, and only waste is asked about (no eviction is recorded): true when
+  // it is sampled, had been admitted and was never hit. Its entry is freed.
+  bool take_unhit(uint64_t block);
 
   static constexpr int kLevels = 16;  // levels fit in 4 bits
   struct Expired {

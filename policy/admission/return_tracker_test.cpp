@@ -45,6 +45,24 @@ TEST(ReturnTrackerTest, UnhitOutlivesTheWindow) {
   EXPECT_TRUE(tracker.record_eviction(4, 1000));
 }
 
+// take_unhit answers "wasted?" and records nothing: the block leaves no pending eviction, and a
+// miss still pending ends (reported by the next expire()).
+TEST(ReturnTrackerTest, TakeUnhitFreesTheEntry) {
+  ReturnTracker tracker(64, 10, 0);
+  tracker.record_miss(7, 1, 0, /*admitted=*/true);
+  EXPECT_TRUE(tracker.take_unhit(7));
+  EXPECT_EQ(tracker.on_access(7, 3, false), std::nullopt);  // no eviction to return to
+  EXPECT_FALSE(tracker.take_unhit(7));                     // its entry is gone
+  EXPECT_EQ(tracker.expire(4, tracker.entries()).misses, 1u);
+
+  tracker.record_miss(8, 1, 0, true);
+  EXPECT_EQ(tracker.on_access(8, 2, /*hit=*/true)->kind, Kind::kMiss);
+  EXPECT_FALSE(tracker.take_unhit(8));  // it was hit
+  tracker.record_miss(9, 1, 0, /*admitted=*/false);
+  EXPECT_FALSE(tracker.take_unhit(9));  // refused blocks are never wasted
+  EXPECT_FALSE(tracker.take_unhit(10));  // never recorded
+}
+
 TEST(ReturnTrackerTest, ExpireCountsPendingEventsPastTheWindow) {
   ReturnTracker tracker(64, 10, 0);
   tracker.record_miss(1, 1, 0, false);

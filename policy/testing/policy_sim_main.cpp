@@ -102,8 +102,10 @@ bool SetParam(Config& config, const std::string& assignment) {
       {"recurring", [&](double v) { p.recurring = v != 0; }},
       {"recurring_span", [&](double v) { p.recurring_params.span = v; }},
       {"recurring_entries", [&](double v) { p.recurring_params.entries = v; }},
-      {"recurring_margin", [&](double v) { p.recurring_params.margin = v; }},
-      {"recurring_turnover_share", [&](double v) { p.recurring_params.turnover_share = v; }},
+      {"recurring_share_up", [&](double v) { p.recurring_params.share_up = v; }},
+      {"recurring_share_down", [&](double v) { p.recurring_params.share_down = v; }},
+      {"recurring_min_share", [&](double v) { p.recurring_params.min_share = v; }},
+      {"recurring_initial_share", [&](double v) { p.recurring_params.initial_share = v; }},
   };
   const auto it = setters.find(key);
   if (it == setters.end()) return false;
