@@ -143,8 +143,7 @@ void AdaptiveAdmission::visit_counters(const CounterVisitor& visit) const {
   visit("wasted_admissions", wasted_ << scale);
   visit("threshold", threshold_);
   visit("recurring_admitted", recurring_admitted_);
-  if (recurring_) {
-    visit("recurring_share_pct", static_cast<uint64_t>(recurring_->share() * 100 + 0.5));
+  if (recurring_) {  // the share itself is no counter: the engine sums counters over shards
     visit("recurring_hits", recurring_->sampled_hits() << scale);
     visit("recurring_wasted", recurring_->sampled_wasted() << scale);
   }

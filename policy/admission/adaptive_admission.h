@@ -27,8 +27,8 @@ class AdaptiveAdmission final : public AdmissionPolicy {
     // A miss returns "soon" when its block is accessed again within window * capacity accesses
     // (an admitted block lives at least that long under LRU). Default 1.
     double window = 1.0;
-    // Lowest share of returning misses that earns a level its slots. Default 0.2.
-    double min_return = 0.2;
+    // Lowest share of returning misses that earns a level its slots. Default 0.1.
+    double min_return = 0.1;
     // A level is admitted when its return ratio beats the eviction return ratio by this much
     // (absolute); a tie keeps what is cached, which saves writes and keeps a hot set larger than
     // the cache from churning. Default 0.05.
@@ -73,8 +73,8 @@ class AdaptiveAdmission final : public AdmissionPolicy {
   uint64_t memory_size() const override;
   // admitted, refused, probes, ghost_hits and wasted_admissions (estimated from the sample),
   // threshold (lowest miss count admitted when full; 16 = none), recurring_admitted (misses
-  // admitted by RecurringMisses alone), recurring_share_pct (its share of the class, %),
-  // recurring_hits and recurring_wasted (its admissions hit, and evicted unhit; estimated).
+  // admitted by RecurringMisses alone), recurring_hits and recurring_wasted (its admissions hit,
+  // and evicted unhit; estimated).
   void visit_counters(const CounterVisitor& visit) const override;
 
   // The bar a level's return ratio must clear, and a level's return ratio.

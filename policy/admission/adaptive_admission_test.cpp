@@ -113,7 +113,7 @@ TEST(AdaptiveAdmissionTest, UnreturnedEvictionsCountOnceTheirWindowPassed) {
   EXPECT_DOUBLE_EQ(policy.bar(), 0.25);  // young evictions do not count yet
   // The sweep covers the tracker once per window, so an expired event is seen within a window.
   for (uint32_t i = 0; i < 2 * kCapacity; ++i) policy.on_hit(1, false);
-  EXPECT_DOUBLE_EQ(policy.bar(), 0.2);  // (0 + 1) / (1 + 4), at the min_return floor
+  EXPECT_DOUBLE_EQ(policy.bar(), 0.2);  // (0 + 1) / (1 + 4), above the min_return floor (0.1)
 }
 
 TEST(AdaptiveAdmissionTest, ProbesAdmitOneRefusalInN) {

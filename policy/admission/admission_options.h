@@ -20,8 +20,8 @@ struct AdmissionOptions {
   // 0 = the shard's slot count. Default 0.
   uint32_t nhit_window = 0;
   // adaptive: a frequency level is admitted when at least this share of its misses come back
-  // within adaptive_window; in (0, 1]. Default 0.2.
-  double adaptive_min_return = 0.2;
+  // within adaptive_window; in (0, 1]. Default 0.1.
+  double adaptive_min_return = 0.1;
   // adaptive: "come back soon" = within this many shard capacities of accesses, > 0. Default 1.
   double adaptive_window = 1.0;
   // adaptive: one refused miss in this many is admitted anyway to keep measuring what evictions
