@@ -45,12 +45,12 @@ TEST(RecurringMissesTest, AdmissionsEvictedUnhitShrinkTheShare) {
   recurring.record_admission(2, 2);
   recurring.on_evict(2);
   EXPECT_DOUBLE_EQ(recurring.share(), 0.5);
+  const RecurringMisses fresh = Make();
   int subset = 0;
   for (int block = 0; block < 10000; ++block) {
     if (recurring.admits(block)) {
       subset += 1;
-      RecurringMisses fresh = Make();
-      ASSERT_TRUE(fresh.admits(block));
+      ASSERT_TRUE(fresh.admits(block)) << block;
     }
   }
   EXPECT_NEAR(subset, 5000, 200);
