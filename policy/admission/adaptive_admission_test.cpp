@@ -188,7 +188,7 @@ TEST(AdaptiveAdmissionTest, MemoryIsOneBytePerSlotPlusTheSample) {
   // FrequencyTable: 32768 entries of 2 bytes; tracker: 1 in 256 blocks, 1024 entries of 8 bytes.
   EXPECT_EQ(AdaptiveAdmission(1u << 16, p).memory_size(), 65536u + 8192u);
   // RecurringMisses: RegionHistory, 0.4 entries per slot of 4 bytes (3277 buckets of 8); its
-  // tracker, 1 in 256 blocks over 8 capacities (2048 buckets of 4 entries of 8 bytes).
+  // tracker, 1 in 256 blocks over 12 capacities (2048 buckets of 4 entries of 8 bytes).
   EXPECT_EQ(AdaptiveAdmission(1u << 16).memory_size(), 65536u + 8192u + 3277u * 32 + 65536u);
 }
 

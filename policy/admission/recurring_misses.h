@@ -18,7 +18,7 @@ namespace tiercache {
 class RecurringMisses {
  public:
   struct Params {
-    double span = 8;          // remembered accesses, in capacities
+    double span = 12;         // remembered accesses, in capacities
     double entries = 0.4;     // RegionHistory entries per slot
     double share_up = 0.01;   // added to the share by a sampled admission's first hit
     double share_down = 0.2;  // taken from it by a sampled admission evicted unhit

@@ -5,7 +5,7 @@
 namespace tiercache {
 namespace {
 
-// Every block followed; span 8 capacities = 2048 accesses. The share starts at 0.9, steps +0.01
+// Every block followed; span 12 capacities = 3072 accesses. The share starts at 0.9, steps +0.01
 // and -0.2, floor 0.05.
 constexpr uint32_t kCapacity = 256;
 
@@ -77,7 +77,7 @@ TEST(RecurringMissesTest, AdmissionsHitGrowTheShare) {
   recurring.observe(3, 5, true);
   EXPECT_DOUBLE_EQ(recurring.share(), 0.71);
   recurring.record_admission(4, 6);
-  recurring.observe(4, 6 + 2049, true);  // after the span: no longer a return
+  recurring.observe(4, 6 + 3073, true);  // after the span: no longer a return
   EXPECT_DOUBLE_EQ(recurring.share(), 0.71);
   for (uint64_t block = 100; block < 130; ++block) {
     recurring.record_admission(block, 5000);
