@@ -170,10 +170,7 @@ int RunAttach(const CliOptions& given, CommandIo& io) {
   if (Status s = CheckNotServed(o.cache, o.control); !s.ok()) return fail(s);
   Result<CoreIdentity> id = IdentifyCore(o.core);
   if (!id.ok()) return fail(id.status());
-  if (IsSameDevice(o.cache, *id)) {
-    return fail(Status::InvalidArgument("--cache " + o.cache + " and --core " + o.core +
-                                        " are the same device"));
-  }
+  if (Status s = CheckDistinct(o.cache, o.core, *id); !s.ok()) return fail(s);
   // No daemon may start on either device while they are compared and the superblock changes.
   auto cache_lock = InstanceLock::Acquire(o.cache);
   if (!cache_lock.ok()) return fail(cache_lock.status());

@@ -13,15 +13,6 @@
 namespace tiercache {
 namespace {
 
-// InvalidArgument when --cache and --core name the same file or device.
-Status CheckDistinct(const CliOptions& o, const CoreIdentity& core) {
-  if (IsSameDevice(o.cache, core)) {
-    return Status::InvalidArgument("--cache " + o.cache + " and --core " + o.core +
-                                   " are the same device");
-  }
-  return Status::Ok();
-}
-
 // What could fail the new cache later, or what it does not serve, found after formatting (the
 // format succeeded either way).
 std::vector<std::string> CreateWarnings(const std::string& cache, const CoreIdentity& core) {
@@ -125,7 +116,7 @@ int RunCreate(const CliOptions& given, CommandIo& io) {
   if (!lock.ok()) return fail(lock.status());
   Result<CoreIdentity> core = IdentifyCore(o.core);
   if (!core.ok()) return fail(core.status());
-  if (Status s = CheckDistinct(o, *core); !s.ok()) return fail(s);
+  if (Status s = CheckDistinct(o.cache, o.core, *core); !s.ok()) return fail(s);
   Result<std::unique_ptr<AsyncRunner>> runner = AsyncRunner::Start();
   if (!runner.ok()) return fail(runner.status());
   // Declared after the runner: the device is destroyed first, while its loop still runs.

@@ -26,6 +26,15 @@ Status CheckNotServed(const std::string& cache, const std::string& control) {
                       "); stop it first with `tiercache stop`");
 }
 
+Status CheckDistinct(const std::string& cache, const std::string& core_path,
+                     const CoreIdentity& core) {
+  if (IsSameDevice(cache, core)) {
+    return Status::InvalidArgument("--cache " + cache + " and --core " + core_path +
+                                   " are the same device");
+  }
+  return Status::Ok();
+}
+
 Result<std::unique_ptr<FileDevice>> OpenToolDevice(const std::string& path, bool read_only) {
   FileDeviceOptions options;
   options.read_only = read_only;

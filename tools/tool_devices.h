@@ -1,6 +1,6 @@
 // Device access for the offline verbs (create, check, attach): opening a path as a FileDevice,
-// reading the superblock area, and making sure no daemon serves a cache. Stateless free
-// functions; thread-safe.
+// reading the superblock area, and making sure no daemon serves a cache and that a cache is not
+// its own core. Stateless free functions; thread-safe.
 #pragma once
 
 #include <memory>
@@ -8,6 +8,7 @@
 
 #include "cachelib/device/device.h"
 #include "cachelib/device/file_device.h"
+#include "cachelib/metadata/core_identity.h"
 #include "cachelib/metadata/superblock.h"
 #include "tools/async_runner.h"
 
@@ -18,6 +19,10 @@ std::string AbsolutePath(const std::string& path);
 
 // Busy when a daemon answers on the control socket `control` (empty: the default one of `cache`).
 Status CheckNotServed(const std::string& cache, const std::string& control);
+
+// InvalidArgument when `cache` is the device `core` (at `core_path`) identifies.
+Status CheckDistinct(const std::string& cache, const std::string& core_path,
+                     const CoreIdentity& core);
 
 // Opens `path` with O_DIRECT, or buffered where the filesystem refuses O_DIRECT; a block device
 // opened for writing is opened exclusively (FileDeviceOptions::exclusive).
