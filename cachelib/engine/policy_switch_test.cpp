@@ -171,13 +171,18 @@ TEST_F(PolicySwitchTest, AdmissionSwitchChangesTheDecisions) {
   EXPECT_GT(refused, 0u);  // `always` refuses nothing
   EXPECT_EQ(C().evictions, before.evictions + admitted);
   // A second scan: none of the first one's blocks came back, so every block is refused (no probe
-  // yet: a shard admits one refused block in 64, and none has refused 64 so far).
+  // yet: a shard admits one refused block in 64, and none has refused 64 so far), except the few
+  // the ghost's Bloom filters take for blocks seen before (false recalls, <= 4.3%): level 1 has
+  // no evidence yet and admits them.
   ASSERT_LT(refused + 4 * lines, 4 * 64u);
+  const uint64_t recalled = CounterOf(r.admission_counters, "recalled");
   ASSERT_NO_FATAL_FAILURE(ReadLines(8 * lines, 4 * lines));
   r = h->cache->policy_report();
-  EXPECT_EQ(CounterOf(r.admission_counters, "admitted"), admitted);
-  EXPECT_EQ(CounterOf(r.admission_counters, "refused"), refused + 4 * lines);
-  EXPECT_EQ(C().evictions, before.evictions + admitted);
+  const uint64_t false_recalls = CounterOf(r.admission_counters, "recalled") - recalled;
+  EXPECT_LE(false_recalls, 4 * lines * 43 / 1000);
+  EXPECT_EQ(CounterOf(r.admission_counters, "admitted"), admitted + false_recalls);
+  EXPECT_EQ(CounterOf(r.admission_counters, "refused"), refused + 4 * lines - false_recalls);
+  EXPECT_EQ(C().evictions, before.evictions + admitted + false_recalls);
   EXPECT_EQ(C().lines_used, lines - 4);
 }
 

@@ -28,7 +28,9 @@ uint32_t AdaptiveAdmission::AutoSampleShift(uint32_t capacity) {
 
 AdaptiveAdmission::AdaptiveAdmission(uint32_t capacity, const Params& params)
     : params_(params),
-      misses_(capacity / 2, CapacityScaled(params_.frequency_halving, capacity)),
+      misses_(static_cast<uint32_t>(CapacityScaled(params_.frequency_keys, capacity)),
+              CapacityScaled(params_.frequency_halving, capacity)),
+      left_(params_.ghost > 0 ? CapacityScaled(params_.ghost, capacity) : 0),
       returns_(capacity, static_cast<uint32_t>(CapacityScaled(params_.window, capacity)),
                params_.sample_shift >= 0 ? params_.sample_shift : AutoSampleShift(capacity)),
       miss_period_(CapacityScaled(params_.miss_halving, capacity)),
@@ -95,7 +97,11 @@ void AdaptiveAdmission::on_hit(uint64_t block, bool) { observe(block, true); }
 
 bool AdaptiveAdmission::admit(const AdmissionQuery& query) {
   const bool seen = observe(query.block, false);
-  const int level = Level(misses_.increment(query.block));
+  int level = Level(misses_.increment(query.block));
+  if (level == 0 && left_.contains(query.block)) {
+    level = 1;
+    ++recalled_;
+  }
   const bool full = query.used >= query.capacity;
   bool admitted = !full;
   if (full) {
@@ -115,6 +121,7 @@ bool AdaptiveAdmission::admit(const AdmissionQuery& query) {
     admitted = true;
   }
   admitted ? ++admitted_ : ++refused_;
+  if (!admitted) left_.insert(query.block);
   // A miss that filled a free slot was no decision: it counts at once as not back (until it is),
   // so a scan that follows the fill meets the evidence of the fill's one-time reads.
   const uint8_t code = static_cast<uint8_t>(level | (full ? 0 : kFilled));
@@ -125,12 +132,13 @@ bool AdaptiveAdmission::admit(const AdmissionQuery& query) {
 }
 
 void AdaptiveAdmission::on_evict(uint64_t block) {
+  left_.insert(block);
   if (recurring_) recurring_->on_evict(block);
   if (returns_.record_eviction(block, now_)) ++wasted_;
 }
 
 uint64_t AdaptiveAdmission::memory_size() const {
-  return misses_.memory_size() + returns_.memory_size() +
+  return misses_.memory_size() + left_.memory_size() + returns_.memory_size() +
          (recurring_ ? recurring_->memory_size() : 0);
 }
 
@@ -141,6 +149,7 @@ void AdaptiveAdmission::visit_counters(const CounterVisitor& visit) const {
   visit("probes", probes_);
   visit("ghost_hits", ghost_hits_ << scale);
   visit("wasted_admissions", wasted_ << scale);
+  visit("recalled", recalled_);
   visit("threshold", threshold_);
   visit("recurring_admitted", recurring_admitted_);
   if (recurring_) {  // the share itself is no counter: the engine sums counters over shards

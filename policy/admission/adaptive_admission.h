@@ -3,10 +3,12 @@
 // soon (within about one cache turnover, so they would have been hits) at least as often as a bar:
 // min_return, raised to the share of evicted blocks that come back plus a margin (each admission
 // evicts one; on a tie the cached block stays).
-// Levels come from a FrequencyTable of misses; returns are measured on a hash-chosen sample of
-// blocks (ReturnTracker): a level's ratio counts misses that ended (came back, or not within the
-// window) and weighs those still pending by pending_weight. Owns its tables (<= 1 byte per slot
-// + 8-16 KiB); not thread-safe (one per shard, under the shard lock).
+// Levels come from a FrequencyTable of misses; a first miss whose block the cache recently refused
+// or evicted (a GhostFilter, ARC's ghost lists) counts as a second one. Returns are measured on a
+// hash-chosen sample of blocks (ReturnTracker): a level's ratio counts misses that ended (came
+// back, or not within the window) and weighs those still pending by pending_weight. Owns its
+// tables (about 2 bytes per slot + 8-16 KiB); not thread-safe (one per shard, under the shard
+// lock).
 #pragma once
 
 #include <array>
@@ -18,6 +20,7 @@
 #include "policy/admission/recurring_misses.h"
 #include "policy/admission/return_ratio.h"
 #include "policy/admission/return_tracker.h"
+#include "policy/common/ghost_filter.h"
 
 namespace tiercache {
 
@@ -48,6 +51,13 @@ class AdaptiveAdmission final : public AdmissionPolicy {
     double eviction_halving = 0.5;
     // Miss counts are halved every frequency_halving * capacity misses. Default 10.
     double frequency_halving = 10.0;
+    // Keys the FrequencyTable tracks, per slot (2 bytes each). Default 0.25.
+    double frequency_keys = 0.25;
+    // Blocks the ghost remembers, refused misses and evictions, per slot (1 byte each; it forgets
+    // in FIFO order after between half and all of them). A first miss it remembers counts as a
+    // second: the frequency table alone forgets a hot set larger than the cache before its
+    // blocks miss again. 0 = no ghost. Default 1.5.
+    double ghost = 1.5;
     // 1 in 2^sample_shift blocks is followed; -1 = about 256 per capacity. Default -1.
     int sample_shift = -1;
     // First-level misses of blocks accessed within the last few capacities get a second look
@@ -72,6 +82,7 @@ class AdaptiveAdmission final : public AdmissionPolicy {
   void on_evict(uint64_t block) override;
   uint64_t memory_size() const override;
   // admitted, refused, probes, ghost_hits and wasted_admissions (estimated from the sample),
+  // recalled (first misses the ghost remembered),
   // threshold (lowest miss count admitted when full; 16 = none), recurring_admitted (misses
   // admitted by RecurringMisses alone), recurring_hits and recurring_wasted (its admissions hit,
   // and evicted unhit; estimated).
@@ -90,6 +101,7 @@ class AdaptiveAdmission final : public AdmissionPolicy {
 
   Params params_;
   FrequencyTable misses_;
+  GhostFilter left_;  // blocks recently refused or evicted
   ReturnTracker returns_;
   uint64_t now_ = 0;  // accesses seen
   uint64_t miss_period_, eviction_period_;  // accesses between halvings of the statistics
@@ -99,7 +111,7 @@ class AdaptiveAdmission final : public AdmissionPolicy {
   // Evictions, counted when resolved (returned or expired), so young ones do not look idle.
   ReturnRatio evictions_;
   uint64_t admitted_ = 0, refused_ = 0, probes_ = 0, ghost_hits_ = 0, wasted_ = 0;
-  uint64_t refused_since_probe_ = 0, recurring_admitted_ = 0;
+  uint64_t refused_since_probe_ = 0, recurring_admitted_ = 0, recalled_ = 0;
   uint32_t threshold_ = 1;
 };
 

@@ -8,7 +8,7 @@
 namespace tiercache {
 namespace {
 
-constexpr uint32_t kCapacity = 256;  // window: 256 accesses; FrequencyTable: 128 entries
+constexpr uint32_t kCapacity = 256;  // window: 256 accesses; FrequencyTable (Exact): 128 entries
 constexpr uint64_t kFill = 32;       // few enough that no FrequencyTable bucket overflows
 
 std::map<std::string, uint64_t> Counters(const AdmissionPolicy& policy) {
@@ -17,8 +17,8 @@ std::map<std::string, uint64_t> Counters(const AdmissionPolicy& policy) {
   return out;
 }
 
-// Every block followed, no probes, no halving: every figure below is exact. No margin, and a
-// pending miss weighs as much as one that ended without a return, so a level's ratio is
+// Every block followed, no probes, no halving, no ghost: every figure below is exact. No margin,
+// and a pending miss weighs as much as one that ended without a return, so a level's ratio is
 // (returns + 2) / (misses + 4) for the tests that follow; the last tests use the defaults.
 AdaptiveAdmission::Params Exact() {
   AdaptiveAdmission::Params p;
@@ -29,6 +29,8 @@ AdaptiveAdmission::Params Exact() {
   p.margin = 0;
   p.pending_weight = 1;
   p.recurring = false;  // RecurringMisses' second look is tested on its own, below
+  p.ghost = 0;          // and so is the ghost's
+  p.frequency_keys = 0.5;
   return p;
 }
 
@@ -63,7 +65,8 @@ TEST(AdaptiveAdmissionTest, RefusesOneTimeBlocksOnceFull) {
                                                                {"ghost_hits", 0},
                                                                {"wasted_admissions", 0},
                                                                {"threshold", 2},
-                                                               {"recurring_admitted", 0}}));
+                                                               {"recurring_admitted", 0},
+                                                               {"recalled", 0}}));
 }
 
 TEST(AdaptiveAdmissionTest, RefusedBlockComingBackIsAGhostHitAndGetsIn) {
@@ -182,14 +185,46 @@ TEST(AdaptiveAdmissionTest, MarginKeepsTheCachedBlockOnATie) {
   }
 }
 
-TEST(AdaptiveAdmissionTest, MemoryIsOneBytePerSlotPlusTheSample) {
+TEST(AdaptiveAdmissionTest, MemoryIsTwoBytesPerSlotPlusTheSample) {
   AdaptiveAdmission::Params p;
   p.recurring = false;
-  // FrequencyTable: 32768 entries of 2 bytes; tracker: 1 in 256 blocks, 1024 entries of 8 bytes.
-  EXPECT_EQ(AdaptiveAdmission(1u << 16, p).memory_size(), 65536u + 8192u);
+  // FrequencyTable: 16384 entries of 2 bytes; ghost: 1.5 * 65536 entries of 1 byte (two Bloom
+  // filters of 49152 entries, 8 bits each); tracker: 1 in 256 blocks, 1024 entries of 8 bytes.
+  EXPECT_EQ(AdaptiveAdmission(1u << 16, p).memory_size(), 32768u + 98304u + 8192u);
+  p.ghost = 0;
+  EXPECT_EQ(AdaptiveAdmission(1u << 16, p).memory_size(), 32768u + 8192u);
   // RecurringMisses: RegionHistory, 0.4 entries per slot of 4 bytes (3277 buckets of 8); its
   // tracker, 1 in 256 blocks over 12 capacities (2048 buckets of 4 entries of 8 bytes).
-  EXPECT_EQ(AdaptiveAdmission(1u << 16).memory_size(), 65536u + 8192u + 3277u * 32 + 65536u);
+  EXPECT_EQ(AdaptiveAdmission(1u << 16).memory_size(),
+            32768u + 98304u + 8192u + 3277u * 32 + 65536u);
+}
+
+// A hot set larger than the cache misses again after more misses than the FrequencyTable keeps
+// keys; the ghost remembers the blocks the cache refused or evicted, and a first miss it
+// remembers counts as a second (level 1).
+TEST(AdaptiveAdmissionTest, AFirstMissTheGhostRemembersCountsAsASecond) {
+  for (const bool ghost : {false, true}) {
+    AdaptiveAdmission::Params p = Exact();
+    p.frequency_keys = 8.0 / kCapacity;  // one bucket: forgets a key after 8 newer ones
+    p.ghost = ghost ? 1.5 : 0;           // 384 entries: remembers the last 192 to 384
+    AdaptiveAdmission policy(kCapacity, p);
+    Fill(policy);  // level 0: (0 + 2) / (32 + 4) < bar 0.25; level 1: no sample, prior 0.5
+    EXPECT_FALSE(Admit(policy, 5000));
+    EXPECT_FALSE(Admit(policy, 5001));
+    for (uint64_t block = 6000; block < 6020; ++block) EXPECT_FALSE(Admit(policy, block));
+    EXPECT_EQ(Admit(policy, 5000), ghost) << ghost;  // refused 21 misses ago
+    policy.on_evict(7);                                // filled, then evicted
+    for (uint64_t block = 7000; block < 7020; ++block) EXPECT_FALSE(Admit(policy, block));
+    EXPECT_EQ(Admit(policy, 7), ghost) << ghost;
+    EXPECT_EQ(Counters(policy).at("recalled"), ghost ? 2u : 0u);
+    // 400 misses later the ghost has forgotten 5001: a first miss again. Among those 400 new
+    // blocks, a few read as remembered: the Bloom filters' false positives, <= 4.3% of them.
+    for (uint64_t block = 8000; block < 8400; ++block) Admit(policy, block);
+    const uint64_t false_recalls = Counters(policy).at("recalled") - (ghost ? 2 : 0);
+    EXPECT_LE(false_recalls, ghost ? 17u : 0u);
+    Admit(policy, 5001);
+    EXPECT_EQ(Counters(policy).at("recalled"), (ghost ? 2 : 0) + false_recalls);
+  }
 }
 
 // A block read again after several cache turnovers (the next boot) is a first miss again to the

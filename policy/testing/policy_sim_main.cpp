@@ -98,6 +98,8 @@ bool SetParam(Config& config, const std::string& assignment) {
       {"miss_halving", [&](double v) { p.miss_halving = v; }},
       {"eviction_halving", [&](double v) { p.eviction_halving = v; }},
       {"frequency_halving", [&](double v) { p.frequency_halving = v; }},
+      {"frequency_keys", [&](double v) { p.frequency_keys = v; }},
+      {"ghost", [&](double v) { p.ghost = v; }},
       {"sample_shift", [&](double v) { p.sample_shift = static_cast<int>(v); }},
       {"recurring", [&](double v) { p.recurring = v != 0; }},
       {"recurring_span", [&](double v) { p.recurring_params.span = v; }},
