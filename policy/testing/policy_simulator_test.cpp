@@ -105,8 +105,8 @@ TEST(PolicySimulatorTest, ABootsCoreGetsInThroughTheRecurringClass) {
     writes[recurring] = sim.ssd_writes();
   }
   EXPECT_EQ(trace.size(), 23552u);
-  EXPECT_EQ(misses[0], 23370u);  // 182 hits: probes, and core blocks the ghost falsely recalled
-  EXPECT_EQ(writes[0], 1424u);    // the fill, 1 in 64 refusals, the false recalls
+  EXPECT_EQ(misses[0], 23370u);  // 182 hits: probes, and core blocks the ghost recalled
+  EXPECT_EQ(writes[0], 1424u);    // the fill, 1 in 64 refusals, the recalled blocks
   EXPECT_EQ(misses[1], 21596u);   // 1956 hits: the core, about 4 boots of it
   EXPECT_EQ(writes[1], 1966u);    // + the core, once
 }
