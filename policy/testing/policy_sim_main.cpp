@@ -100,7 +100,6 @@ bool SetParam(Config& config, const std::string& assignment) {
       {"frequency_halving", [&](double v) { p.frequency_halving = v; }},
       {"frequency_keys", [&](double v) { p.frequency_keys = v; }},
       {"ghost", [&](double v) { p.ghost = v; }},
-      {"fast_halving", [&](double v) { p.fast_halving = v; }},
       {"sample_shift", [&](double v) { p.sample_shift = static_cast<int>(v); }},
       {"recurring", [&](double v) { p.recurring = v != 0; }},
       {"recurring_span", [&](double v) { p.recurring_params.span = v; }},
