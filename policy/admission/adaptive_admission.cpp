@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <initializer_list>
 
 #include "policy/admission/capacity_scaled.h"
 
@@ -35,9 +34,7 @@ AdaptiveAdmission::AdaptiveAdmission(uint32_t capacity, const Params& params)
       returns_(capacity, static_cast<uint32_t>(CapacityScaled(params_.window, capacity)),
                params_.sample_shift >= 0 ? params_.sample_shift : AutoSampleShift(capacity)),
       miss_period_(CapacityScaled(params_.miss_halving, capacity)),
-      eviction_period_(CapacityScaled(params_.eviction_halving, capacity)),
-      fast_period_(params_.fast_halving > 0 ? CapacityScaled(params_.fast_halving, capacity)
-                                            : 0) {
+      eviction_period_(CapacityScaled(params_.eviction_halving, capacity)) {
   const uint64_t window = CapacityScaled(params_.window, capacity);
   sweep_steps_ = static_cast<uint32_t>((returns_.entries() + window - 1) / window);
   if (params_.recurring) {
@@ -55,13 +52,7 @@ double AdaptiveAdmission::return_ratio(int level) const {
   return levels_[level].value(kLevelPrior, params_.pending_weight);
 }
 
-double AdaptiveAdmission::fast_return_ratio(int level) const {
-  return fast_period_ != 0 ? fast_levels_[level].value(0, 0) : 0;
-}
-
-bool AdaptiveAdmission::level_admitted(int level) const {
-  return std::max(return_ratio(level), fast_return_ratio(level)) >= bar();
-}
+bool AdaptiveAdmission::level_admitted(int level) const { return return_ratio(level) >= bar(); }
 
 void AdaptiveAdmission::update_threshold() {
   threshold_ = kNoLevel;
@@ -78,15 +69,11 @@ bool AdaptiveAdmission::observe(uint64_t block, bool hit) {
   if (now_ % miss_period_ == 0) {
     for (ReturnRatio& r : levels_) r.halve();
   }
-  if (fast_period_ != 0 && now_ % fast_period_ == 0) {
-    for (ReturnRatio& r : fast_levels_) r.halve();
-  }
   if (now_ % eviction_period_ == 0) evictions_.halve();
   const ReturnTracker::Expired expired = returns_.expire(now_, sweep_steps_);
   evictions_.events += expired.evictions;
   for (int level = 0; level < kLevels; ++level) {
     levels_[level].resolve(expired.miss_levels[level], 0);  // filled misses: already counted
-    fast_levels_[level].resolve(expired.miss_levels[level], 0);
   }
   const bool recurs = recurring_ && recurring_->observe(block, now_, hit);
   const auto ret = returns_.on_access(block, now_, hit);
@@ -96,14 +83,11 @@ bool AdaptiveAdmission::observe(uint64_t block, bool hit) {
     ++evictions_.returns;
     return recurs;
   }
-  const int level = ret->level & ~kFilled;
-  for (ReturnRatio* ratio : {&levels_[level], &fast_levels_[level]}) {
-    if (ret->level & kFilled) {
-      // Counted when it happened; its miss may predate a halving.
-      ratio->returns = std::min(ratio->returns + 1, ratio->events);
-    } else {
-      ratio->resolve(1, 1);
-    }
+  ReturnRatio& ratio = levels_[ret->level & ~kFilled];
+  if (ret->level & kFilled) {
+    ratio.returns = std::min(ratio.returns + 1, ratio.events);  // its miss may predate a halving
+  } else {
+    ratio.resolve(1, 1);
   }
   if (!hit) ++ghost_hits_;  // a refused block came back
   return recurs;
@@ -142,9 +126,7 @@ bool AdaptiveAdmission::admit(const AdmissionQuery& query) {
   // so a scan that follows the fill meets the evidence of the fill's one-time reads.
   const uint8_t code = static_cast<uint8_t>(level | (full ? 0 : kFilled));
   if (returns_.record_miss(query.block, now_, code, admitted)) {
-    for (ReturnRatio* ratio : {&levels_[level], &fast_levels_[level]}) {
-      full ? ++ratio->pending : ++ratio->events;
-    }
+    full ? ++levels_[level].pending : ++levels_[level].events;
   }
   return admitted;
 }

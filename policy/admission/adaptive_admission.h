@@ -6,9 +6,9 @@
 // Levels come from a FrequencyTable of misses; a first miss whose block the cache recently refused
 // or evicted (a GhostFilter, ARC's ghost lists) counts as a second one. Returns are measured on a
 // hash-chosen sample of blocks (ReturnTracker): a level's ratio counts misses that ended (came
-// back, or not within the window) and weighs those still pending by pending_weight; a fast
-// opinion over recent ended misses alone can admit the level too. Owns its tables (about 2 bytes
-// per slot + 8-16 KiB); not thread-safe (one per shard, under the shard lock).
+// back, or not within the window) and weighs those still pending by pending_weight. Owns its
+// tables (about 2 bytes per slot + 8-16 KiB); not thread-safe (one per shard, under the shard
+// lock).
 #pragma once
 
 #include <array>
@@ -49,12 +49,6 @@ class AdaptiveAdmission final : public AdmissionPolicy {
     // evictions every eviction_halving * capacity accesses. Defaults 2 and 0.5.
     double miss_halving = 2.0;
     double eviction_halving = 0.5;
-    // A second, fast opinion on each level: the same returns, halved every fast_halving *
-    // capacity accesses, pending misses not counted, a prior of 0. A level is admitted when
-    // either opinion clears the bar, so a moved hot set gets in as soon as its first misses come
-    // back. A scan's misses read as nothing until they end; the engine bypasses sequential scans
-    // before admission. 0 = off. Default 0.25.
-    double fast_halving = 0.25;
     // Miss counts are halved every frequency_halving * capacity misses. Default 10.
     double frequency_halving = 10.0;
     // Keys the FrequencyTable tracks, per slot (2 bytes each). Default 0.25.
@@ -94,11 +88,9 @@ class AdaptiveAdmission final : public AdmissionPolicy {
   // and evicted unhit; estimated).
   void visit_counters(const CounterVisitor& visit) const override;
 
-  // The bar a level's return ratio must clear, a level's return ratio, and its fast opinion (0
-  // when off).
+  // The bar a level's return ratio must clear, and a level's return ratio.
   double bar() const;
   double return_ratio(int level) const;
-  double fast_return_ratio(int level) const;
 
  private:
   // Counts the access and resolves a pending return of `block`. Returns whether RecurringMisses
@@ -116,8 +108,6 @@ class AdaptiveAdmission final : public AdmissionPolicy {
   uint32_t sweep_steps_;  // tracker entries examined per access, to expire each within a window
   std::unique_ptr<RecurringMisses> recurring_;  // null when Params::recurring is off
   std::array<ReturnRatio, kLevels> levels_{};  // misses, counted when they happen
-  std::array<ReturnRatio, kLevels> fast_levels_{};  // the same, halved more often
-  uint64_t fast_period_;  // accesses between halvings of fast_levels_; 0 = no fast opinion
   // Evictions, counted when resolved (returned or expired), so young ones do not look idle.
   ReturnRatio evictions_;
   uint64_t admitted_ = 0, refused_ = 0, probes_ = 0, ghost_hits_ = 0, wasted_ = 0;

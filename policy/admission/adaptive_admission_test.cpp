@@ -30,7 +30,6 @@ AdaptiveAdmission::Params Exact() {
   p.pending_weight = 1;
   p.recurring = false;  // RecurringMisses' second look is tested on its own, below
   p.ghost = 0;          // and so is the ghost's
-  p.fast_halving = 0;   // and the fast opinion
   p.frequency_keys = 0.5;
   return p;
 }
@@ -198,29 +197,6 @@ TEST(AdaptiveAdmissionTest, MemoryIsTwoBytesPerSlotPlusTheSample) {
   // tracker, 1 in 256 blocks over 12 capacities (2048 buckets of 4 entries of 8 bytes).
   EXPECT_EQ(AdaptiveAdmission(1u << 16).memory_size(),
             32768u + 98304u + 8192u + 3277u * 32 + 65536u);
-}
-
-// A moved hot set: its first misses come back at once, but the one-time misses before it (the
-// fill's, 60 pending ones) keep the level's ratio under the bar for a window. The fast opinion
-// counts ended misses only and halves every 32 accesses here, so it admits the level already.
-TEST(AdaptiveAdmissionTest, TheFastOpinionAdmitsAMovedHotSetBeforeItsLevelRatioDoes) {
-  for (const bool fast : {false, true}) {
-    AdaptiveAdmission::Params p = Exact();
-    p.fast_halving = fast ? 32.0 / kCapacity : 0;
-    AdaptiveAdmission policy(kCapacity, p);
-    Fill(policy);
-    for (uint64_t block = 2000; block < 2060; ++block) EXPECT_FALSE(Admit(policy, block));
-    for (uint64_t block = 1000; block < 1010; ++block) {
-      Admit(policy, block);  // the fast opinion admits the later ones already
-      Admit(policy, block);  // back at once: a return of level 0 (itself level 1 now)
-    }
-    // Level 0: 42 ended misses (32 filled, 10 returned), 60 pending at weight 1.
-    EXPECT_DOUBLE_EQ(policy.return_ratio(0), (10.0 + 2) / (42 + 60 + 4));
-    EXPECT_DOUBLE_EQ(policy.bar(), 0.25);
-    EXPECT_LT(policy.return_ratio(0), policy.bar());
-    EXPECT_EQ(policy.fast_return_ratio(0) >= policy.bar(), fast) << policy.fast_return_ratio(0);
-    EXPECT_EQ(Admit(policy, 3000), fast) << fast;
-  }
 }
 
 // A hot set larger than the cache misses again after more misses than the FrequencyTable keeps
