@@ -171,10 +171,10 @@ TEST_F(PolicySwitchTest, AdmissionSwitchChangesTheDecisions) {
   EXPECT_GT(refused, 0u);  // `always` refuses nothing
   EXPECT_EQ(C().evictions, before.evictions + admitted);
   // A second scan: none of the first one's blocks came back, so every block is refused (no probe
-  // yet: a shard admits one refused block in 64, and none has refused 64 so far), except the few
+  // yet: a shard admits one refused block in 256, and none has refused 256 so far), except the few
   // the ghost's Bloom filters take for blocks seen before (false recalls, <= 4.3%): level 1 has
   // no evidence yet and admits them.
-  ASSERT_LT(refused + 4 * lines, 4 * 64u);
+  ASSERT_LT(refused + 4 * lines, 4 * 256u);
   const uint64_t recalled = CounterOf(r.admission_counters, "recalled");
   ASSERT_NO_FATAL_FAILURE(ReadLines(8 * lines, 4 * lines));
   r = h->cache->policy_report();

@@ -43,8 +43,9 @@ class AdaptiveAdmission final : public AdmissionPolicy {
     // Assumed share of evicted blocks that come back, before evictions were measured. Default 0.25.
     double eviction_prior = 0.25;
     // One refused miss in this many is admitted anyway, so evictions keep being measured; 0 = none.
-    // Default 64.
-    uint32_t probe_interval = 64;
+    // Each probe evicts a block, often one a boot's core or a loop's kept part needs. Default 256
+    // (64 until 2026-12-05).
+    uint32_t probe_interval = 256;
     // Return statistics of misses are halved every miss_halving * capacity accesses, those of
     // evictions every eviction_halving * capacity accesses. Defaults 2 and 0.5.
     double miss_halving = 2.0;

@@ -25,8 +25,8 @@ struct AdmissionOptions {
   // adaptive: "come back soon" = within this many shard capacities of accesses, > 0. Default 1.
   double adaptive_window = 1.0;
   // adaptive: one refused miss in this many is admitted anyway to keep measuring what evictions
-  // cost; 0 = never. Default 64.
-  uint32_t adaptive_probe_interval = 64;
+  // cost; 0 = never. Default 256 (64 until 2026-12-05).
+  uint32_t adaptive_probe_interval = 256;
 
   // InvalidArgument naming the first bad field; OK otherwise.
   Status validate() const;
