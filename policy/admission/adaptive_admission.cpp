@@ -34,14 +34,9 @@ AdaptiveAdmission::AdaptiveAdmission(uint32_t capacity, const Params& params)
       returns_(capacity, static_cast<uint32_t>(CapacityScaled(params_.window, capacity)),
                params_.sample_shift >= 0 ? params_.sample_shift : AutoSampleShift(capacity)),
       miss_period_(CapacityScaled(params_.miss_halving, capacity)),
-      eviction_period_(CapacityScaled(params_.eviction_halving, capacity)),
-      lru_period_(CapacityScaled(params_.lru_halving, capacity)) {
+      eviction_period_(CapacityScaled(params_.eviction_halving, capacity)) {
   const uint64_t window = CapacityScaled(params_.window, capacity);
   sweep_steps_ = static_cast<uint32_t>((returns_.entries() + window - 1) / window);
-  if (params_.follow_lru) {
-    const uint32_t shift = returns_.sample_shift();
-    lru_ = std::make_unique<SampledLru>((capacity + (1u << shift >> 1)) >> shift);
-  }
   if (params_.recurring) {
     recurring_ = std::make_unique<RecurringMisses>(capacity, returns_.sample_shift(),
                                                    params_.recurring_params);
@@ -59,11 +54,6 @@ double AdaptiveAdmission::return_ratio(int level) const {
 
 bool AdaptiveAdmission::level_admitted(int level) const { return return_ratio(level) >= bar(); }
 
-bool AdaptiveAdmission::behind_lru() const {
-  return lru_ && sample_misses_ > lru_misses_ + params_.lru_slack &&
-         evictions_.value(params_.eviction_prior, 0) < params_.lru_max_eviction_return;
-}
-
 void AdaptiveAdmission::update_threshold() {
   threshold_ = kNoLevel;
   for (int level = 0; level < kLevels; ++level) {
@@ -80,14 +70,6 @@ bool AdaptiveAdmission::observe(uint64_t block, bool hit) {
     for (ReturnRatio& r : levels_) r.halve();
   }
   if (now_ % eviction_period_ == 0) evictions_.halve();
-  if (now_ % lru_period_ == 0) {
-    sample_misses_ /= 2;
-    lru_misses_ /= 2;
-  }
-  if (lru_ && returns_.sampled(block)) {
-    if (!hit) sample_misses_ += 1;
-    if (!lru_->access(block)) lru_misses_ += 1;
-  }
   const ReturnTracker::Expired expired = returns_.expire(now_, sweep_steps_);
   evictions_.events += expired.evictions;
   for (int level = 0; level < kLevels; ++level) {
@@ -126,10 +108,6 @@ bool AdaptiveAdmission::admit(const AdmissionQuery& query) {
     update_threshold();
     admitted = level_admitted(level);
   }
-  if (!admitted && full && behind_lru()) {
-    admitted = true;
-    ++lru_catch_up_;
-  }
   const bool recurs = seen && level == 0;
   if (!admitted && recurs && full && recurring_->admits(query.block)) {
     admitted = true;
@@ -161,7 +139,7 @@ void AdaptiveAdmission::on_evict(uint64_t block) {
 
 uint64_t AdaptiveAdmission::memory_size() const {
   return misses_.memory_size() + left_.memory_size() + returns_.memory_size() +
-         (lru_ ? lru_->memory_size() : 0) + (recurring_ ? recurring_->memory_size() : 0);
+         (recurring_ ? recurring_->memory_size() : 0);
 }
 
 void AdaptiveAdmission::visit_counters(const CounterVisitor& visit) const {
@@ -172,7 +150,6 @@ void AdaptiveAdmission::visit_counters(const CounterVisitor& visit) const {
   visit("ghost_hits", ghost_hits_ << scale);
   visit("wasted_admissions", wasted_ << scale);
   visit("recalled", recalled_);
-  visit("lru_catch_up", lru_catch_up_);
   visit("threshold", threshold_);
   visit("recurring_admitted", recurring_admitted_);
   if (recurring_) {  // the share itself is no counter: the engine sums counters over shards

@@ -6,10 +6,9 @@
 // Levels come from a FrequencyTable of misses; a first miss whose block the cache recently refused
 // or evicted (a GhostFilter, ARC's ghost lists) counts as a second one. Returns are measured on a
 // hash-chosen sample of blocks (ReturnTracker): a level's ratio counts misses that ended (came
-// back, or not within the window) and weighs those still pending by pending_weight. While the
-// sample misses more than an LRU with the same space would (SampledLru), every miss is admitted.
-// Owns its tables (about 2 bytes per slot + 20-40 KiB); not thread-safe (one per shard, under
-// the shard lock).
+// back, or not within the window) and weighs those still pending by pending_weight. Owns its
+// tables (about 2 bytes per slot + 8-16 KiB); not thread-safe (one per shard, under the shard
+// lock).
 #pragma once
 
 #include <array>
@@ -21,7 +20,6 @@
 #include "policy/admission/recurring_misses.h"
 #include "policy/admission/return_ratio.h"
 #include "policy/admission/return_tracker.h"
-#include "policy/admission/sampled_lru.h"
 #include "policy/common/ghost_filter.h"
 
 namespace tiercache {
@@ -61,17 +59,6 @@ class AdaptiveAdmission final : public AdmissionPolicy {
     // second: the frequency table alone forgets a hot set larger than the cache before its
     // blocks miss again. 0 = no ghost. Default 1.5.
     double ghost = 1.5;
-    // While the sampled blocks miss more than lru_slack times more (decayed counts) than an LRU
-    // with the shard's space would have (SampledLru), every miss is admitted: the refusals then
-    // cost hits, as when a hot set moves and the levels still read its first misses as one-time
-    // reads. Only while evictions come back less often than lru_max_eviction_return: in a loop
-    // a little larger than the cache, a shard's sample can hold a smaller share of the loop than
-    // the cache does, and its LRU then hits where the real one would churn. Counts halve every
-    // lru_halving * capacity accesses. Defaults on, 1, 0.3, 0.5.
-    bool follow_lru = true;
-    double lru_slack = 1;
-    double lru_max_eviction_return = 0.3;
-    double lru_halving = 0.5;
     // 1 in 2^sample_shift blocks is followed; -1 = about 256 per capacity. Default -1.
     int sample_shift = -1;
     // First-level misses of blocks accessed within the last few capacities get a second look
@@ -96,8 +83,7 @@ class AdaptiveAdmission final : public AdmissionPolicy {
   void on_evict(uint64_t block) override;
   uint64_t memory_size() const override;
   // admitted, refused, probes, ghost_hits and wasted_admissions (estimated from the sample),
-  // recalled (first misses the ghost remembered), lru_catch_up (misses admitted because the
-  // shard was missing more than LRU would),
+  // recalled (first misses the ghost remembered),
   // threshold (lowest miss count admitted when full; 16 = none), recurring_admitted (misses
   // admitted by RecurringMisses alone), recurring_hits and recurring_wasted (its admissions hit,
   // and evicted unhit; estimated).
@@ -112,8 +98,6 @@ class AdaptiveAdmission final : public AdmissionPolicy {
   // remembers the block (false when it is off).
   bool observe(uint64_t block, bool hit);
   bool level_admitted(int level) const;
-  // Whether the sample has lately missed more than SampledLru (and evictions come back seldom).
-  bool behind_lru() const;
   void update_threshold();
 
   Params params_;
@@ -124,14 +108,11 @@ class AdaptiveAdmission final : public AdmissionPolicy {
   uint64_t miss_period_, eviction_period_;  // accesses between halvings of the statistics
   uint32_t sweep_steps_;  // tracker entries examined per access, to expire each within a window
   std::unique_ptr<RecurringMisses> recurring_;  // null when Params::recurring is off
-  std::unique_ptr<SampledLru> lru_;              // null when Params::follow_lru is off
-  uint64_t lru_period_;                          // accesses between halvings of the two below
-  double sample_misses_ = 0, lru_misses_ = 0;    // decayed misses of the sample, and of lru_
   std::array<ReturnRatio, kLevels> levels_{};  // misses, counted when they happen
   // Evictions, counted when resolved (returned or expired), so young ones do not look idle.
   ReturnRatio evictions_;
   uint64_t admitted_ = 0, refused_ = 0, probes_ = 0, ghost_hits_ = 0, wasted_ = 0;
-  uint64_t refused_since_probe_ = 0, recurring_admitted_ = 0, recalled_ = 0, lru_catch_up_ = 0;
+  uint64_t refused_since_probe_ = 0, recurring_admitted_ = 0, recalled_ = 0;
   uint32_t threshold_ = 1;
 };
 

@@ -30,7 +30,6 @@ AdaptiveAdmission::Params Exact() {
   p.pending_weight = 1;
   p.recurring = false;  // RecurringMisses' second look is tested on its own, below
   p.ghost = 0;          // and so is the ghost's
-  p.follow_lru = false;  // and following LRU
   p.frequency_keys = 0.5;
   return p;
 }
@@ -67,8 +66,7 @@ TEST(AdaptiveAdmissionTest, RefusesOneTimeBlocksOnceFull) {
                                                                {"wasted_admissions", 0},
                                                                {"threshold", 2},
                                                                {"recurring_admitted", 0},
-                                                               {"recalled", 0},
-                                                               {"lru_catch_up", 0}}));
+                                                               {"recalled", 0}}));
 }
 
 TEST(AdaptiveAdmissionTest, RefusedBlockComingBackIsAGhostHitAndGetsIn) {
@@ -190,22 +188,15 @@ TEST(AdaptiveAdmissionTest, MarginKeepsTheCachedBlockOnATie) {
 TEST(AdaptiveAdmissionTest, MemoryIsTwoBytesPerSlotPlusTheSample) {
   AdaptiveAdmission::Params p;
   p.recurring = false;
-  p.follow_lru = false;
   // FrequencyTable: 16384 entries of 2 bytes; ghost: 1.5 * 65536 entries of 1 byte (two Bloom
   // filters of 49152 entries, 8 bits each); tracker: 1 in 256 blocks, 1024 entries of 8 bytes.
   EXPECT_EQ(AdaptiveAdmission(1u << 16, p).memory_size(), 32768u + 98304u + 8192u);
   p.ghost = 0;
   EXPECT_EQ(AdaptiveAdmission(1u << 16, p).memory_size(), 32768u + 8192u);
-  // SampledLru: 65536 / 256 entries, whatever the shard's size.
-  p.follow_lru = true;
-  // 256 entries of 32 bytes (two list links, a hash chain link, the block) and 256 buckets of 8.
-  EXPECT_EQ(SampledLru(256).memory_size(), 256u * 32 + 256u * 8);
-  EXPECT_EQ(AdaptiveAdmission(1u << 16, p).memory_size(), 32768u + 8192u + 10240u);
-  p.follow_lru = false;
   // RecurringMisses: RegionHistory, 0.4 entries per slot of 4 bytes (3277 buckets of 8); its
   // tracker, 1 in 256 blocks over 12 capacities (2048 buckets of 4 entries of 8 bytes).
   EXPECT_EQ(AdaptiveAdmission(1u << 16).memory_size(),
-            32768u + 98304u + 8192u + 10240u + 3277u * 32 + 65536u);
+            32768u + 98304u + 8192u + 3277u * 32 + 65536u);
 }
 
 // A hot set larger than the cache misses again after more misses than the FrequencyTable keeps
@@ -233,31 +224,6 @@ TEST(AdaptiveAdmissionTest, AFirstMissTheGhostRemembersCountsAsASecond) {
     EXPECT_LE(false_recalls, ghost ? 17u : 0u);
     Admit(policy, 5001);
     EXPECT_EQ(Counters(policy).at("recalled"), (ghost ? 2 : 0) + false_recalls);
-  }
-}
-
-// A moved hot set: blocks refused at their first miss come back, where an LRU with the same space
-// would have hit them. Once the sample has missed more than that LRU by more than lru_slack (1),
-// every miss is admitted, unless evictions come back often (lru_max_eviction_return, 0.3).
-TEST(AdaptiveAdmissionTest, WhileItMissesMoreThanLruEveryMissGetsIn) {
-  for (const bool follow : {false, true}) {
-    AdaptiveAdmission::Params p = Exact();
-    p.follow_lru = follow;
-    AdaptiveAdmission policy(kCapacity, p);  // the whole sample: an LRU of 256 blocks
-    Fill(policy);                            // misses: 32 of the sample, 32 of the LRU
-    EXPECT_FALSE(Admit(policy, 1000));       // level 0: (0 + 2) / (32 + 4) < bar 0.25
-    EXPECT_FALSE(Admit(policy, 1001));       // 34 and 34
-    EXPECT_TRUE(Admit(policy, 1000));        // level 1 (prior 0.5); an LRU hit: 35 and 34
-    EXPECT_FALSE(Admit(policy, 1002));       // 36 and 35: not more than 1 apart
-    EXPECT_TRUE(Admit(policy, 1001));        // 37 and 35
-    EXPECT_EQ(Admit(policy, 1003), follow) << follow;  // 38 and 36
-    EXPECT_EQ(Counters(policy).at("lru_catch_up"), follow ? 1u : 0u);
-    // Evictions that come back: (1 + 1) / (1 + 4) = 0.4 of them, over 0.3. Still behind LRU,
-    // the levels decide again.
-    policy.on_evict(0);
-    EXPECT_FALSE(Admit(policy, 0));     // level 1: (0 + 2) / (2 pending + 4) < bar 0.4
-    EXPECT_FALSE(Admit(policy, 1004));  // 40 and 37; level 0: (2 + 2) / (34 + 2 + 4) < 0.4
-    EXPECT_EQ(Counters(policy).at("lru_catch_up"), follow ? 1u : 0u);
   }
 }
 

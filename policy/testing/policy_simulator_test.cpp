@@ -112,35 +112,5 @@ TEST(PolicySimulatorTest, ABootsCoreGetsInThroughTheRecurringClass) {
   EXPECT_EQ(writes[1], 1729u);    // + the core, once
 }
 
-// A hot set of C/4 that moves every 8 C accesses, 10% of reads over 16 C cold blocks: LRU
-// admitting everything keeps the hot set, and the cold blocks it admits evict cold blocks. The
-// levels, having seen a long phase of cold first misses, refuse the moved hot set's first misses
-// until enough of them came back. Following LRU (SampledLru) admits every miss once the refused
-// blocks come back as misses LRU would have hit: 61% fewer extra misses for 0.6% more writes.
-TEST(PolicySimulatorTest, FollowingLruCutsWhatAMovedHotSetCosts) {
-  const uint32_t capacity = 1024;
-  const auto trace = FindTraceFamily("shift_slow_small")->generate(capacity, 1);
-  uint64_t misses[2], writes[2];
-  for (const bool follow : {false, true}) {
-    AdaptiveAdmission::Params params;
-    params.follow_lru = follow;
-    PolicySimulator sim(capacity, std::make_unique<LruPolicy>(capacity),
-                        std::make_unique<AdaptiveAdmission>(capacity, params));
-    for (uint64_t block : trace) sim.access(block);
-    misses[follow] = sim.misses();
-    writes[follow] = sim.ssd_writes();
-  }
-  PolicySimulator always(capacity, std::make_unique<LruPolicy>(capacity),
-                         std::make_unique<AlwaysAdmit>());
-  for (uint64_t block : trace) always.access(block);
-  EXPECT_EQ(trace.size(), 20480u);
-  EXPECT_EQ(always.misses(), 2805u);
-  EXPECT_EQ(misses[0], 2988u);  // 183 more than LRU's
-  EXPECT_EQ(misses[1], 2876u);  // 71 more
-  EXPECT_EQ(always.ssd_writes(), 2805u);
-  EXPECT_EQ(writes[0], 2675u);
-  EXPECT_EQ(writes[1], 2690u);
-}
-
 }  // namespace
 }  // namespace tiercache
