@@ -4,19 +4,22 @@
 # drawn with seed N), the traces are generated into OUT/vN (kept when already there), run through
 # `tiercache sim` (always and adaptive, with clock, at 16 and 32 MiB) and judged by evaluate.py;
 # across.py then prints, per family and size, in how many sets the default failed.
-# Usage: bench/policy-eval/across-variants.sh [--build DIR] [--out DIR] VARIANT...
+# Usage: bench/policy-eval/across-variants.sh [--build DIR] [--out DIR] [--shards N] VARIANT...
 #   e.g. bench/policy-eval/across-variants.sh 0 3 7 11 12 13 14 15 16 17 18
+# --shards N runs the engine with N shards instead of its default (1: fully associative, each
+# shard as large as the shards of a cache of a few hundred MiB and more).
 set -eu
 here="$(cd "$(dirname "$0")" && pwd)"
-build="$here/../../build" out=/tmp/across-variants
+build="$here/../../build" out=/tmp/across-variants shards=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
+    --shards) shards=(--shards "$2"); shift 2 ;;
     *) break ;;
   esac
 done
-[ $# -gt 0 ] || { echo "usage: $0 [--build DIR] [--out DIR] VARIANT..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: $0 [--build DIR] [--out DIR] [--shards N] VARIANT..." >&2; exit 2; }
 cli="$build/tools/tiercache"
 [ -x "$cli" ] || { echo "$0: no $cli (make build first)" >&2; exit 2; }
 judged=()
@@ -27,7 +30,7 @@ for v in "$@"; do
   traces=()
   for f in "$dir"/*.csv; do traces+=(--trace "$(basename "$f" .csv)=msr:$f"); done
   "$cli" sim "${traces[@]}" --cache-size 16M,32M --admission always,adaptive \
-      --replacement clock --json "$dir/sim.json" -q >/dev/null
+      --replacement clock "${shards[@]}" --json "$dir/sim.json" -q >/dev/null
   # Exit 1 is a failing verdict, which is what is being counted.
   /usr/bin/python3 "$here/evaluate.py" --compare "$dir/sim.json" --json "$dir/judged.json" \
       >/dev/null || [ $? = 1 ]
