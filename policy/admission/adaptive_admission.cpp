@@ -34,7 +34,10 @@ AdaptiveAdmission::AdaptiveAdmission(uint32_t capacity, const Params& params)
       returns_(capacity, static_cast<uint32_t>(CapacityScaled(params_.window, capacity)),
                params_.sample_shift >= 0 ? params_.sample_shift : AutoSampleShift(capacity)),
       miss_period_(CapacityScaled(params_.miss_halving, capacity)),
-      eviction_period_(CapacityScaled(params_.eviction_halving, capacity)) {
+      eviction_period_(CapacityScaled(params_.eviction_halving, capacity)),
+      recent_period_(CapacityScaled(params_.recent_halving, capacity)),
+      surge_(capacity, params_.surge),
+      surge_hold_(static_cast<uint64_t>(params_.surge_hold * capacity)) {
   const uint64_t window = CapacityScaled(params_.window, capacity);
   sweep_steps_ = static_cast<uint32_t>((returns_.entries() + window - 1) / window);
   if (params_.recurring) {
@@ -70,10 +73,15 @@ bool AdaptiveAdmission::observe(uint64_t block, bool hit) {
     for (ReturnRatio& r : levels_) r.halve();
   }
   if (now_ % eviction_period_ == 0) evictions_.halve();
+  if (now_ % recent_period_ == 0) {
+    for (ReturnRatio& r : recent_) r.halve();
+  }
+  surge_.on_access();
   const ReturnTracker::Expired expired = returns_.expire(now_, sweep_steps_);
   evictions_.events += expired.evictions;
   for (int level = 0; level < kLevels; ++level) {
     levels_[level].resolve(expired.miss_levels[level], 0);  // filled misses: already counted
+    recent_[level].events += expired.miss_levels[level] + expired.miss_levels[level | kFilled];
   }
   const bool recurs = recurring_ && recurring_->observe(block, now_, hit);
   const auto ret = returns_.on_access(block, now_, hit);
@@ -84,6 +92,9 @@ bool AdaptiveAdmission::observe(uint64_t block, bool hit) {
     return recurs;
   }
   ReturnRatio& ratio = levels_[ret->level & ~kFilled];
+  ReturnRatio& recent = recent_[ret->level & ~kFilled];
+  ++recent.events;
+  ++recent.returns;
   if (ret->level & kFilled) {
     ratio.returns = std::min(ratio.returns + 1, ratio.events);  // its miss may predate a halving
   } else {
@@ -95,6 +106,27 @@ bool AdaptiveAdmission::observe(uint64_t block, bool hit) {
 
 void AdaptiveAdmission::on_hit(uint64_t block, bool) { observe(block, true); }
 
+bool AdaptiveAdmission::track_surge() {
+  const bool surging = surge_.surging();
+  if (surging && !surging_) ++surges_;
+  surging_ = surging;
+  if (surging) surge_until_ = now_ + surge_hold_;
+  return surging;
+}
+
+bool AdaptiveAdmission::surge_admits(int level, bool surging) {
+  if (surging && level == 0 &&
+      evictions_.value(params_.eviction_prior, 0) < params_.surge_eviction_return) {
+    ++surge_admitted_;
+    return true;
+  }
+  if (now_ < surge_until_ && recent_[level].value(0, 0) >= bar()) {
+    ++recent_admitted_;
+    return true;
+  }
+  return false;
+}
+
 bool AdaptiveAdmission::admit(const AdmissionQuery& query) {
   const bool seen = observe(query.block, false);
   int level = Level(misses_.increment(query.block));
@@ -102,11 +134,13 @@ bool AdaptiveAdmission::admit(const AdmissionQuery& query) {
     level = 1;
     ++recalled_;
   }
+  if (level == 0) surge_.on_new_block(query.block);
   const bool full = query.used >= query.capacity;
   bool admitted = !full;
   if (full) {
     update_threshold();
-    admitted = level_admitted(level);
+    const bool surging = track_surge();
+    admitted = level_admitted(level) || surge_admits(level, surging);
   }
   const bool recurs = seen && level == 0;
   if (!admitted && recurs && full && recurring_->admits(query.block)) {
@@ -152,6 +186,9 @@ void AdaptiveAdmission::visit_counters(const CounterVisitor& visit) const {
   visit("recalled", recalled_);
   visit("threshold", threshold_);
   visit("recurring_admitted", recurring_admitted_);
+  visit("surges", surges_);
+  visit("surge_admitted", surge_admitted_);
+  visit("recent_admitted", recent_admitted_);
   if (recurring_) {  // the share itself is no counter: the engine sums counters over shards
     visit("recurring_hits", recurring_->sampled_hits() << scale);
     visit("recurring_wasted", recurring_->sampled_wasted() << scale);

@@ -2,7 +2,9 @@
 // admitted; once full, a miss is admitted when misses at its frequency level have lately come back
 // soon (within about one cache turnover, so they would have been hits) at least as often as a bar:
 // min_return, raised to the share of evicted blocks that come back plus a margin (each admission
-// evicts one; on a tie the cached block stays).
+// evicts one; on a tie the cached block stays). While new blocks surge in (NewBlockSurge: a moved
+// working set), first misses get in when evictions rarely come back, and for a while after a
+// level's recent returns alone may clear the bar, so a moved hot set is not refused for a window.
 // Levels come from a FrequencyTable of misses; a first miss whose block the cache recently refused
 // or evicted (a GhostFilter, ARC's ghost lists) counts as a second one. Returns are measured on a
 // hash-chosen sample of blocks (ReturnTracker): a level's ratio counts misses that ended (came
@@ -17,6 +19,7 @@
 
 #include "policy/admission/admission_policy.h"
 #include "policy/admission/frequency_table.h"
+#include "policy/admission/new_block_surge.h"
 #include "policy/admission/recurring_misses.h"
 #include "policy/admission/return_ratio.h"
 #include "policy/admission/return_tracker.h"
@@ -65,6 +68,16 @@ class AdaptiveAdmission final : public AdmissionPolicy {
     // (RecurringMisses: a learned share of them is admitted). Default on.
     bool recurring = true;
     RecurringMisses::Params recurring_params;
+    // What a surge of new blocks is (NewBlockSurge); surge.ratio 0 = no surge handling.
+    NewBlockSurge::Params surge;
+    // During a surge a first miss is admitted while evictions come back less often than this:
+    // the blocks leaving are the old working set's. Default 0.3.
+    double surge_eviction_return = 0.3;
+    // For surge_hold capacities of accesses after a surge, a level is also admitted when its
+    // recent ratio clears the bar: returns and ended misses only (pending ones do not count),
+    // halved every recent_halving capacities, a prior of 0. Defaults 1 and 0.25.
+    double surge_hold = 1.0;
+    double recent_halving = 0.25;
   };
 
   // Frequency levels (misses counted by the FrequencyTable): 0-1, 2, 3-4, 5-8, 9+.
@@ -86,7 +99,8 @@ class AdaptiveAdmission final : public AdmissionPolicy {
   // recalled (first misses the ghost remembered),
   // threshold (lowest miss count admitted when full; 16 = none), recurring_admitted (misses
   // admitted by RecurringMisses alone), recurring_hits and recurring_wasted (its admissions hit,
-  // and evicted unhit; estimated).
+  // and evicted unhit; estimated), surges (starts of one), surge_admitted (first misses
+  // admitted during a surge) and recent_admitted (misses admitted after one on recent returns).
   void visit_counters(const CounterVisitor& visit) const override;
 
   // The bar a level's return ratio must clear, and a level's return ratio.
@@ -99,20 +113,31 @@ class AdaptiveAdmission final : public AdmissionPolicy {
   bool observe(uint64_t block, bool hit);
   bool level_admitted(int level) const;
   void update_threshold();
+  // Follows NewBlockSurge at each miss of a full shard; true while new blocks surge in.
+  bool track_surge();
+  // Whether a full shard admits a miss of `level`, refused on its level's ratio, for a surge's
+  // sake (`surging`: one is going on).
+  bool surge_admits(int level, bool surging);
 
   Params params_;
   FrequencyTable misses_;
   GhostFilter left_;  // blocks recently refused or evicted
   ReturnTracker returns_;
   uint64_t now_ = 0;  // accesses seen
-  uint64_t miss_period_, eviction_period_;  // accesses between halvings of the statistics
+  uint64_t miss_period_, eviction_period_, recent_period_;  // accesses between halvings
   uint32_t sweep_steps_;  // tracker entries examined per access, to expire each within a window
   std::unique_ptr<RecurringMisses> recurring_;  // null when Params::recurring is off
   std::array<ReturnRatio, kLevels> levels_{};  // misses, counted when they happen
+  std::array<ReturnRatio, kLevels> recent_{};  // misses, counted when they end
+  NewBlockSurge surge_;
+  bool surging_ = false;
+  uint64_t surge_until_ = 0;  // recent_ may admit until this access
+  uint64_t surge_hold_;       // accesses
   // Evictions, counted when resolved (returned or expired), so young ones do not look idle.
   ReturnRatio evictions_;
   uint64_t admitted_ = 0, refused_ = 0, probes_ = 0, ghost_hits_ = 0, wasted_ = 0;
   uint64_t refused_since_probe_ = 0, recurring_admitted_ = 0, recalled_ = 0;
+  uint64_t surges_ = 0, surge_admitted_ = 0, recent_admitted_ = 0;
   uint32_t threshold_ = 1;
 };
 

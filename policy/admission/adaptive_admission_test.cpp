@@ -30,6 +30,7 @@ AdaptiveAdmission::Params Exact() {
   p.pending_weight = 1;
   p.recurring = false;  // RecurringMisses' second look is tested on its own, below
   p.ghost = 0;          // and so is the ghost's
+  p.surge.ratio = 0;    // and surges of new blocks
   p.frequency_keys = 0.5;
   return p;
 }
@@ -66,6 +67,9 @@ TEST(AdaptiveAdmissionTest, RefusesOneTimeBlocksOnceFull) {
                                                                {"wasted_admissions", 0},
                                                                {"threshold", 2},
                                                                {"recurring_admitted", 0},
+                                                               {"surges", 0},
+                                                               {"surge_admitted", 0},
+                                                               {"recent_admitted", 0},
                                                                {"recalled", 0}}));
 }
 
@@ -242,6 +246,72 @@ TEST(AdaptiveAdmissionTest, ABlockBackAfterManyTurnoversGetsInThroughRecurringMi
     EXPECT_EQ(Admit(policy, 10000), recurring) << recurring;  // 1024 accesses later: level 0
     EXPECT_FALSE(Admit(policy, 90000));  // never seen: refused either way
     EXPECT_EQ(Counters(policy).at("recurring_admitted"), recurring ? 1u : 0u);
+  }
+}
+
+// The old set hits (blocks cached before the policy's statistics, which no miss of theirs
+// reaches); one new block in 10 accesses misses and is refused, as level 0 never comes back.
+// Returns the next new block.
+uint64_t SteadyOldSet(AdaptiveAdmission& policy) {
+  uint64_t next = 100000;
+  for (int i = 0; i < 4096; ++i) {
+    if (i % 10 == 0) {
+      EXPECT_FALSE(Admit(policy, next));
+      next += 7;
+    } else {
+      policy.on_hit(50000 + i % kFill, false);
+    }
+  }
+  return next;
+}
+
+// The working set moves: new blocks miss far more often than lately (a surge, NewBlockSurge). Its
+// first misses get in while evictions rarely come back, where level 0's ratio (~0.004) refuses.
+TEST(AdaptiveAdmissionTest, FirstMissesOfAMovedSetGetInDuringASurge) {
+  for (const bool surge : {false, true}) {
+    AdaptiveAdmission::Params p = Exact();
+    p.surge.ratio = surge ? 2 : 0;
+    AdaptiveAdmission policy(kCapacity, p);
+    Fill(policy);
+    uint64_t next = SteadyOldSet(policy);
+    // Scattered new blocks, one per access: the fast rate passes 0.2 and twice the slow one
+    // (~0.1) at the 5th (1 - 0.9 * (31/32)^5 = 0.23).
+    for (int i = 0; i < 32; ++i, next += 7) {
+      EXPECT_EQ(Admit(policy, next), surge && i >= 4) << i;
+    }
+    auto counters = Counters(policy);
+    EXPECT_EQ(counters.at("surges"), surge ? 1u : 0u);
+    EXPECT_EQ(counters.at("surge_admitted"), surge ? 28u : 0u);
+    EXPECT_DOUBLE_EQ(policy.return_ratio(0), 2.0 / (32 + 410 + 32 + 4));  // fill, steady, moved
+    // The moved set comes back (hits for the 28 admitted, misses at level 1 for the others),
+    // then hits on; the surge is over. For one capacity of accesses after it, level 0's recent
+    // returns alone (its returns and ended misses, halved every 64 accesses) admit a new block.
+    for (int i = 4; i < 32; ++i) policy.on_hit(next - 7 * (32 - i), false);
+    for (int i = 0; i < 4; ++i) EXPECT_TRUE(Admit(policy, next - 7 * (32 - i)));
+    for (int i = 0; i < 64; ++i) policy.on_hit(50000 + i % kFill, false);
+    EXPECT_EQ(Admit(policy, 900000), surge);
+    counters = Counters(policy);
+    EXPECT_EQ(counters.at("surge_admitted"), surge ? 28u : 0u);
+    EXPECT_EQ(counters.at("recent_admitted"), surge ? 1u : 0u);
+    // A capacity later the recent returns no longer speak: refused.
+    for (uint32_t i = 0; i < kCapacity; ++i) policy.on_hit(50000 + i % kFill, false);
+    EXPECT_FALSE(Admit(policy, 900007));
+  }
+}
+
+// No surge admission while evictions come back (the bar is theirs), nor for a run of adjacent
+// blocks: a stream, which sequential bypass judges.
+TEST(AdaptiveAdmissionTest, NoSurgeAdmissionForReturningEvictionsOrARun) {
+  for (const bool run : {false, true}) {
+    AdaptiveAdmission::Params p = Exact();
+    p.surge.ratio = 2;
+    p.surge_eviction_return = run ? 0.3 : 0.2;  // 0.2: under the evictions' prior 0.25
+    AdaptiveAdmission policy(kCapacity, p);
+    Fill(policy);
+    uint64_t next = SteadyOldSet(policy);
+    for (int i = 0; i < 32; ++i, next += run ? 1 : 7) EXPECT_FALSE(Admit(policy, next)) << i;
+    EXPECT_EQ(Counters(policy).at("surges"), run ? 0u : 1u);
+    EXPECT_EQ(Counters(policy).at("surge_admitted"), 0u);
   }
 }
 

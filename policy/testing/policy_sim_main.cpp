@@ -108,6 +108,13 @@ bool SetParam(Config& config, const std::string& assignment) {
       {"recurring_share_down", [&](double v) { p.recurring_params.share_down = v; }},
       {"recurring_min_share", [&](double v) { p.recurring_params.min_share = v; }},
       {"recurring_initial_share", [&](double v) { p.recurring_params.initial_share = v; }},
+      {"surge_ratio", [&](double v) { p.surge.ratio = v; }},
+      {"surge_floor", [&](double v) { p.surge.floor = v; }},
+      {"surge_fast", [&](double v) { p.surge.fast = v; }},
+      {"surge_slow", [&](double v) { p.surge.slow = v; }},
+      {"surge_eviction_return", [&](double v) { p.surge_eviction_return = v; }},
+      {"surge_hold", [&](double v) { p.surge_hold = v; }},
+      {"recent_halving", [&](double v) { p.recent_halving = v; }},
   };
   const auto it = setters.find(key);
   if (it == setters.end()) return false;
