@@ -81,7 +81,7 @@ bool AdaptiveAdmission::observe(uint64_t block, bool hit) {
   evictions_.events += expired.evictions;
   for (int level = 0; level < kLevels; ++level) {
     levels_[level].resolve(expired.miss_levels[level], 0);  // filled misses: already counted
-    recent_[level].events += expired.miss_levels[level] + expired.miss_levels[level | kFilled];
+    recent_[level].resolve(expired.miss_levels[level] + expired.miss_levels[level | kFilled], 0);
   }
   const bool recurs = recurring_ && recurring_->observe(block, now_, hit);
   const auto ret = returns_.on_access(block, now_, hit);
@@ -92,9 +92,7 @@ bool AdaptiveAdmission::observe(uint64_t block, bool hit) {
     return recurs;
   }
   ReturnRatio& ratio = levels_[ret->level & ~kFilled];
-  ReturnRatio& recent = recent_[ret->level & ~kFilled];
-  ++recent.events;
-  ++recent.returns;
+  recent_[ret->level & ~kFilled].resolve(1, 1);  // never pending: counted when it ends
   if (ret->level & kFilled) {
     ratio.returns = std::min(ratio.returns + 1, ratio.events);  // its miss may predate a halving
   } else {
