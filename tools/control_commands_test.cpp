@@ -207,6 +207,10 @@ TEST_F(ControlCommandsTest, StatsForHumans) {
                                 {"bypassed_write_bytes", 0},
                                 {"bypassed_read_requests", 3},
                                 {"bypassed_write_requests", 0},
+                                {"repeated_read_bytes", 8ull << 20},
+                                {"repeated_read_requests", 8},
+                                {"room_read_bytes", 2ull << 20},
+                                {"room_read_requests", 2},
                                 {"streams_tracked", 7}};
   target_.set_policy_report(report);
   start_server();
@@ -229,8 +233,9 @@ TEST_F(ControlCommandsTest, StatsForHumans) {
             "            flush no requests\n"
             "admission:  259 admitted, 0 refused\n"
             "replacement: 5 ghost hits, 3 small evictions\n"
-            "sequential: bypassed 3 MiB read (3 requests), 0 B written (0 requests); 7 streams "
-            "tracked\n");
+            "sequential: bypassed 3 MiB read (3 requests), 0 B written (0 requests); reads past "
+            "the cutoff cached: 8 MiB read again (8 requests), 2 MiB while the cache had room (2 "
+            "requests); 7 streams tracked\n");
 }
 
 TEST_F(ControlCommandsTest, StatsOfPoliciesWithoutCountersAndUnknownSequentialCounters) {
@@ -250,8 +255,9 @@ TEST_F(ControlCommandsTest, StatsOfPoliciesWithoutCountersAndUnknownSequentialCo
             "            flush no requests\n"
             "admission:  no counters\n"
             "replacement: no counters\n"
-            "sequential: bypassed 4 KiB read (0 requests), 0 B written (0 requests); 1 streams "
-            "tracked; 2 stream merges\n");
+            "sequential: bypassed 4 KiB read (0 requests), 0 B written (0 requests); reads past "
+            "the cutoff cached: 0 B read again (0 requests), 0 B while the cache had room (0 "
+            "requests); 1 streams tracked; 2 stream merges\n");
 }
 
 TEST_F(ControlCommandsTest, StatsWithoutTrafficShowsDashes) {

@@ -27,7 +27,8 @@ const std::set<std::string> kKnownCounters = {
 // The sequential counters the "sequential:" line words itself.
 const std::set<std::string> kSequentialCounters = {
     "bypassed_read_bytes", "bypassed_write_bytes", "bypassed_read_requests",
-    "bypassed_write_requests", "streams_tracked"};
+    "bypassed_write_requests", "repeated_read_bytes", "repeated_read_requests", "room_read_bytes",
+    "room_read_requests", "streams_tracked"};
 
 std::string N(uint64_t v) { return std::to_string(v); }
 
@@ -58,7 +59,10 @@ void PrintPolicyCounters(const ControlJson& counters, std::ostream& out) {
       << "replacement: " << list(counters.value("replacement", ControlJson::object())) << "\n"
       << "sequential: bypassed " << FormatSize(v("bypassed_read_bytes")) << " read ("
       << N(v("bypassed_read_requests")) << " requests), " << FormatSize(v("bypassed_write_bytes"))
-      << " written (" << N(v("bypassed_write_requests")) << " requests); "
+      << " written (" << N(v("bypassed_write_requests")) << " requests); reads past the cutoff "
+      << "cached: " << FormatSize(v("repeated_read_bytes")) << " read again ("
+      << N(v("repeated_read_requests")) << " requests), " << FormatSize(v("room_read_bytes"))
+      << " while the cache had room (" << N(v("room_read_requests")) << " requests); "
       << N(v("streams_tracked")) << " streams tracked" << (extra.empty() ? "" : "; " + extra)
       << "\n";
 }

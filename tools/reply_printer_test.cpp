@@ -113,8 +113,9 @@ TEST(ReplyPrinterTest, StatsByteHitRatioAndMistypedPolicyCounters) {
             "ssd errors: 0 read, 0 write, 0 persist; 0 switches to pass-through\n"
             "admission:  no counters\n"
             "replacement: 0 hand moves\n"
-            "sequential: bypassed 0 B read (0 requests), 0 B written (0 requests); 0 streams "
-            "tracked\n");
+            "sequential: bypassed 0 B read (0 requests), 0 B written (0 requests); reads past the "
+            "cutoff cached: 0 B read again (0 requests), 0 B while the cache had room (0 "
+            "requests); 0 streams tracked\n");
 }
 
 // A status line that only a daemon sending its field has: `text` is in the status printed from

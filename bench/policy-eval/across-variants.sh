@@ -6,6 +6,7 @@
 # across.py then prints, per family and size, in how many sets the default failed.
 # Usage: bench/policy-eval/across-variants.sh [--build DIR] [--out DIR] [--shards N] VARIANT...
 #   e.g. bench/policy-eval/across-variants.sh 0 3 7 11 12 13 14 15 16 17 18
+# VARIANT `held` is the set of held_out.py's shapes (OUT/held), which families.py does not draw.
 # --shards N runs the engine with N shards instead of its default (1: fully associative, each
 # shard as large as the shards of a cache of a few hundred MiB and more).
 set -eu
@@ -24,9 +25,14 @@ cli="$build/tools/tiercache"
 [ -x "$cli" ] || { echo "$0: no $cli (make build first)" >&2; exit 2; }
 judged=()
 for v in "$@"; do
-  dir="$out/v$v"
-  [ -f "$dir/manifest.json" ] ||
-    /usr/bin/python3 "$here/families.py" --out "$dir" --variant "$v" >/dev/null
+  if [ "$v" = held ]; then
+    dir="$out/held"
+    [ -f "$dir/manifest.json" ] || /usr/bin/python3 "$here/held_out.py" --out "$dir" >/dev/null
+  else
+    dir="$out/v$v"
+    [ -f "$dir/manifest.json" ] ||
+      /usr/bin/python3 "$here/families.py" --out "$dir" --variant "$v" >/dev/null
+  fi
   traces=()
   for f in "$dir"/*.csv; do traces+=(--trace "$(basename "$f" .csv)=msr:$f"); done
   "$cli" sim "${traces[@]}" --cache-size 16M,32M --admission always,adaptive \

@@ -277,7 +277,8 @@ void Cache::read_impl(uint64_t offset, std::span<std::byte> buf, IoCallback cb) 
   }
   Request* r = NewRequest(*engine_, RequestKind::kRead, offset, buf.size(), std::move(cb));
   uint64_t stream_bytes = 0;
-  r->mode = ResolveEffectiveMode(*engine_, r->mode, offset, buf.size(), false, &stream_bytes);
+  r->mode = ResolveEffectiveMode(*engine_, r->mode, offset, buf.size(), false, &stream_bytes,
+                                 &r->stream_bypass);
   if (r->mode != CacheMode::kPassThrough) {
     engine_->readahead->consider(offset, buf.size(), stream_bytes);
   }

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <map>
 #include <optional>
+#include <string>
 #include <utility>
 
 #include "cachelib/device/device_wrapper.h"
@@ -952,6 +954,72 @@ TEST_F(CacheTest, PartialSectorRequestsAreByteExactInEveryMode) {
     ASSERT_TRUE(testing::SyncCleanAll(h->loop, *h->cache).ok());
     EXPECT_TRUE(Core(0, 4 * kLine) == ref);
   }
+}
+
+// A long read stream is cached while the cache has room (a free line holds nothing to protect)
+// and bypassed once it is full. A later pass over it, bypassed as well, still reads from the SSD
+// the runs the cache holds (3/4 of their lines at least), so a loop larger than the cache keeps
+// hitting the part it filled; a run held less comes from the core whole (no SSD pieces between
+// core pieces of a stream).
+TEST_F(CacheTest, ALongReadStreamFillsTheRoomThenHitsWhatItFilled) {
+  CacheOptions o = Deterministic();
+  o.shards = 1;
+  o.policies.admission = "always";
+  o.policies.sequential = SequentialOptions{.read_cutoff_bytes = 4096, .write_cutoff_bytes = 4096};
+  h = std::make_unique<CacheHarness>(8 << 20, 64 << 20, FormatOptions{}, o);
+  h->open();
+  const uint64_t blocks = 2 * C().lines_total;  // the loop: twice the cache, in 4 KiB reads
+  h->core_mem.write_now(0, Pattern(11, 0, blocks * 4096));
+  auto sequential = [&] {
+    std::map<std::string, uint64_t> out;
+    for (const auto& [name, value] : h->cache->policy_report().sequential_counters) {
+      out[name] = value;
+    }
+    return out;
+  };
+  auto read = [&](uint64_t block, uint64_t count) {
+    ASSERT_TRUE(Read(block * 4096, count * 4096) == Pattern(11, block * 4096, count * 4096))
+        << block;
+  };
+  for (uint64_t b = 0; b < blocks; ++b) read(b, 1);
+  // Read 0 is within the 4 KiB cutoff; read j > 0 is past it and finds j lines used, so reads
+  // 1 .. capacity - 1 had room and the rest bypassed.
+  const uint64_t capacity = C().lines_used;
+  ASSERT_LT(capacity, blocks);
+  auto c = sequential();
+  EXPECT_EQ(c["room_read_requests"], capacity - 1);
+  EXPECT_EQ(c["bypassed_read_requests"], blocks - capacity);
+  EXPECT_EQ(C().read_misses, capacity);
+  EXPECT_EQ(C().read_bypasses, blocks - capacity);
+
+  // Pass 2, over the full cache: read 0 starts a new stream and hits; the rest bypass (the
+  // stream spans more than half the cache, so it is no repeat), and those of the cached part
+  // still hit.
+  const uint64_t ssd_bytes = C().bytes_read_ssd;
+  for (uint64_t b = 0; b < blocks; ++b) read(b, 1);
+  c = sequential();
+  EXPECT_EQ(c["repeated_read_requests"], 0u);
+  EXPECT_EQ(c["bypassed_read_requests"], 2 * blocks - capacity - 1);
+  EXPECT_EQ(C().read_hits, capacity);
+  EXPECT_EQ(C().read_bypasses, 2 * (blocks - capacity));
+  EXPECT_EQ(C().bytes_read_ssd - ssd_bytes, capacity * 4096);
+  EXPECT_EQ(C().lines_used, capacity);
+
+  // New streams of a 4 KiB read and a 64 KiB one: past the cutoff, one run of 16 lines. Across
+  // the end of the cached part with 8 lines held, the run comes from the core; with 12 held (3/4),
+  // those 12 from the SSD and the other 4 from the core; inside the part, all from the SSD.
+  read(capacity - 9, 1);
+  read(capacity - 8, 16);
+  EXPECT_EQ(C().bytes_read_ssd - ssd_bytes, (capacity + 1) * 4096);
+  EXPECT_EQ(C().read_bypasses, 2 * (blocks - capacity) + 1);
+  read(capacity - 13, 1);
+  read(capacity - 12, 16);
+  EXPECT_EQ(C().bytes_read_ssd - ssd_bytes, (capacity + 14) * 4096);
+  EXPECT_EQ(C().read_bypasses, 2 * (blocks - capacity) + 2);  // the core still read some
+  read(10, 1);
+  read(11, 16);
+  EXPECT_EQ(C().bytes_read_ssd - ssd_bytes, (capacity + 31) * 4096);
+  EXPECT_EQ(C().read_hits, capacity + 4);
 }
 
 // Each request lands in the histogram of its path once; MemoryDevices complete at the same

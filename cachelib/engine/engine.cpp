@@ -32,7 +32,8 @@ Engine::Engine(Device& ssd_dev, Device& core_dev, std::unique_ptr<MetadataStore>
       line_size(store->info().line_size),
       sectors_per_line(store->info().line_size / kSectorSize),
       mode(store->info().mode),
-      sequential(opts.policies.apply(store->info().policies).sequential),
+      sequential(opts.policies.apply(store->info().policies).sequential,
+                 store->info().line_count * store->info().line_size),
       dirty_epochs(opts.cleaning_options.max_dirty_age / 2, opts.background_loop->clock().now()),
       policies_(opts.policies.apply(store->info().policies)) {
   cleaner = std::make_unique<Cleaner>(*this);

@@ -20,6 +20,7 @@ namespace tiercache {
 struct ReadLookup {
   uint32_t line_id = Shard::kNoLine;
   SectorBits from_ssd;
+  bool whole = false;  // a stream bypass's line holds every sector of the segment
 };
 // REQUIRES the segment's shard mutex and its shared core-line lock. Touches the line for the
 // policies when any sector comes from the SSD.

@@ -70,9 +70,13 @@ ReadLookup LookUpRead(Request& req, Shard& shard, const Segment& seg) {
   ReadLookup found;
   found.line_id = shard.lookup(seg.core_line);
   if (found.line_id != Shard::kNoLine) {
-    const bool pass_through = req.mode == CacheMode::kPassThrough;
-    found.from_ssd =
-        (pass_through ? shard.dirty(found.line_id) : shard.valid(found.line_id)) & seg.mask();
+    const SectorBits mask = seg.mask();
+    if (req.mode != CacheMode::kPassThrough) {
+      found.from_ssd = shard.valid(found.line_id) & mask;
+    } else {
+      found.from_ssd = shard.dirty(found.line_id) & mask;
+      found.whole = req.stream_bypass && (shard.valid(found.line_id) & mask) == mask;
+    }
     if (found.from_ssd.any()) shard.touch(found.line_id, false);
   }
   return found;

@@ -50,6 +50,9 @@ struct Request {
   Status status;
   // What the segments saw, for the hit/miss counters.
   bool any_ssd = false, any_core = false, bypassed = false, all_cached = true;
+  // A read of a sequential stream past its cutoff (mode pass-through): a run mostly held by the
+  // cache is still read from the SSD (read_batch.cpp).
+  bool stream_bypass = false;
 
   // Core reads and writes the segments issue while start() runs them: adjacent ones reach the core
   // as one request (a 1 MiB sequential request is one core I/O, not one per line).

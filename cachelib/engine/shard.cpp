@@ -99,6 +99,7 @@ void Shard::evict(uint32_t slot) {
   policy_evict(slot, old);
   admission_->on_evict(old);
   --used_;
+  note_used();
   if (slots_.untrusted(slot)) --untrusted_count_;
 }
 
@@ -144,6 +145,7 @@ uint32_t Shard::allocate(uint64_t core_line, const std::function<bool(uint32_t)>
   if (slot == LineIndex::kNotFound) return kNoLine;
   map_fresh_line(slot, core_line);
   ++used_;
+  note_used();
   return id_of(slot);
 }
 
@@ -316,6 +318,7 @@ void Shard::install(uint32_t id, const LineRecord& record) {
   index_.insert(record.core_line, slot);
   policy_insert(slot, record.core_line);
   ++used_;
+  note_used();
   set_dirty(id, record.dirty, 0);
   slots_.set_durable_dirty(slot, record.dirty.any());
 }

@@ -132,6 +132,9 @@ class Shard {
   LineLockTable& locks() { return locks_; }
   const LineLockTable& locks() const { return locks_; }
   uint64_t used_lines() const { return used_; }
+  // Whether the shard has lines no data uses yet (a hint, read without the lock: the sequential
+  // detector caches reads of long streams while there is room, since they push nothing out).
+  bool has_room() const { return has_room_.load(std::memory_order_relaxed); }
   uint64_t dirty_lines() const { return dirty_count_; }
   uint32_t line_count() const { return slots_.size(); }
   // A live policy change, in steps (Engine::set_policies), so no lock hold is longer than one
@@ -177,6 +180,7 @@ class Shard {
   uint32_t take_free_line();
   // Unmaps line `slot` (clean, unused) from the policies; the caller frees it or puts it in limbo.
   void evict(uint32_t slot);
+  void note_used() { has_room_.store(used_ < capacity(), std::memory_order_relaxed); }
   // Limbo lines are indexed under their core line with this bit set: a lookup never finds them,
   // in_limbo() does, and the block itself may be mapped again (move_to_new_line).
   static constexpr uint64_t kLimboKey = uint64_t{1} << 47;
@@ -205,6 +209,7 @@ class Shard {
   std::vector<uint64_t> dirty_map_;  // bit per line: has dirty sectors
   uint32_t free_cursor_ = 0, dirty_cursor_ = 0;
   uint64_t used_ = 0, dirty_count_ = 0;
+  std::atomic<bool> has_room_{true};  // used_ < capacity(), updated with used_
   std::array<uint64_t, 4> dirty_per_epoch_{};
   std::vector<CleanStaged> clean_staged_;
   std::vector<uint32_t> waiting_ids_;  // release_durable's scratch: lines with a newer entry

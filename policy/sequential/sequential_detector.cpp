@@ -4,15 +4,18 @@
 
 namespace tiercache {
 
-SequentialDetector::SequentialDetector(const SequentialOptions& options)
-    : enabled_(options.enabled),
-      reads_(options.enabled ? options.streams : 0, options.read_cutoff_bytes),
-      writes_(options.enabled ? options.streams : 0, options.write_cutoff_bytes) {
+SequentialDetector::SequentialDetector(const SequentialOptions& options, uint64_t cache_bytes)
+    : repeat_horizon_(kRepeatHorizonCaches * cache_bytes),
+      repeat_max_span_(cache_bytes / 2),
+      enabled_(options.enabled),
+      reads_(options.enabled ? options.streams : 0, options.read_cutoff_bytes,
+             options.enabled ? options.streams : 0, repeat_horizon_),
+      writes_(options.enabled ? options.streams : 0, options.write_cutoff_bytes, 0, 0) {
   assert(options.validate().ok());
 }
 
 bool SequentialDetector::observe(uint64_t offset, uint64_t length, bool is_write,
-                                 uint64_t* stream_bytes) {
+                                 uint64_t* stream_bytes, const CacheRoom* room) {
   if (stream_bytes != nullptr) *stream_bytes = 0;
   if (!enabled_.load(std::memory_order_relaxed) || length == 0) return false;
   Direction& d = is_write ? writes_ : reads_;
@@ -20,7 +23,26 @@ bool SequentialDetector::observe(uint64_t offset, uint64_t length, bool is_write
   if (d.streams == 0) return false;  // being turned on or off by reconfigure()
   const uint64_t before = d.table.add(offset, length);
   if (stream_bytes != nullptr) *stream_bytes = before;
+  d.observed_bytes += length;
   if (before < d.cutoff) return false;
+  // Writes are always bypassed past the cutoff: rewriting a stream makes no read hit, and a
+  // benchmark's repeated write passes (CrystalDiskMark SEQ1M) would otherwise fill the SSD.
+  if (!is_write) {
+    uint64_t span = 0;
+    const bool repeat = d.history.overlaps(offset, length, d.observed_bytes, &span) &&
+                        (repeat_max_span_ == 0 || span <= repeat_max_span_);
+    d.history.add(offset, length, d.observed_bytes);
+    if (repeat) {
+      ++d.repeated_requests;
+      d.repeated_bytes += length;
+      return false;
+    }
+    if (room != nullptr && room->has_room()) {
+      ++d.room_requests;
+      d.room_bytes += length;
+      return false;
+    }
+  }
   ++d.bypassed_requests;
   d.bypassed_bytes += length;
   return true;
@@ -35,6 +57,7 @@ void SequentialDetector::reconfigure(const SequentialOptions& options) {
     d->cutoff = cutoff;
     if (d->streams != streams) {
       d->table = StreamTable(streams);
+      if (d == &reads_) d->history = StreamHistory(streams, repeat_horizon_);
       d->streams = streams;
     }
   }
@@ -43,16 +66,22 @@ void SequentialDetector::reconfigure(const SequentialOptions& options) {
 
 uint64_t SequentialDetector::memory_size() const {
   std::scoped_lock lock(reads_.mu, writes_.mu);  // reconfigure() may replace the tables
-  return reads_.table.memory_size() + writes_.table.memory_size();
+  return reads_.table.memory_size() + reads_.history.memory_size() +
+         writes_.table.memory_size();
 }
 
 void SequentialDetector::visit_counters(const CounterVisitor& visit) const {
   // Copy under the locks, visit outside them: the visitor is caller code.
-  uint64_t read_bytes, read_requests, write_bytes, write_requests, tracked;
+  uint64_t read_bytes, read_requests, repeated_bytes, repeated_requests, room_bytes,
+      room_requests, write_bytes, write_requests, tracked;
   {
     std::lock_guard lock(reads_.mu);
     read_bytes = reads_.bypassed_bytes;
     read_requests = reads_.bypassed_requests;
+    repeated_bytes = reads_.repeated_bytes;
+    repeated_requests = reads_.repeated_requests;
+    room_bytes = reads_.room_bytes;
+    room_requests = reads_.room_requests;
     tracked = reads_.table.tracked();
   }
   {
@@ -65,6 +94,10 @@ void SequentialDetector::visit_counters(const CounterVisitor& visit) const {
   visit("bypassed_write_bytes", write_bytes);
   visit("bypassed_read_requests", read_requests);
   visit("bypassed_write_requests", write_requests);
+  visit("repeated_read_bytes", repeated_bytes);
+  visit("repeated_read_requests", repeated_requests);
+  visit("room_read_bytes", room_bytes);
+  visit("room_read_requests", room_requests);
   visit("streams_tracked", tracked);
 }
 

@@ -204,11 +204,86 @@ TEST(SequentialDetectorTest, ConcurrentObserveCountsExactly) {
   EXPECT_EQ(c["streams_tracked"], 4u);
 }
 
-TEST(SequentialDetectorTest, MemoryIsTwentyBytesPerStreamPerDirection) {
-  EXPECT_EQ(SequentialDetector(SequentialOptions{}).memory_size(), 2u * 64 * 20);
+TEST(SequentialDetectorTest, MemoryIsTwentyBytesPerStreamPerDirectionPlusReadHistory) {
+  EXPECT_EQ(SequentialDetector(SequentialOptions{}).memory_size(), 2u * 64 * 20 + 64 * 24);
   SequentialOptions o;
   o.streams = 4096;
-  EXPECT_EQ(SequentialDetector(o).memory_size(), 2u * 4096 * 20);
+  EXPECT_EQ(SequentialDetector(o).memory_size(), 2u * 4096 * 20 + 4096 * 24);
+}
+
+// A file of 8 MiB read twice (no cache size given: any extent may repeat): the first pass
+// bypasses requests 33-64 (4 MiB); the second pass is a new stream (it starts at 0), caches
+// requests 1-32 as usual and then reads what the first pass bypassed: a repeat, cached too.
+// Writes stay bypassed on every pass.
+TEST(SequentialDetectorTest, AFileReadAgainIsCachedAsARepeat) {
+  SequentialDetector d(SequentialOptions{});
+  for (int pass = 1; pass <= 2; ++pass) {
+    for (int k = 1; k <= 64; ++k) {
+      EXPECT_EQ(d.observe(At(0, k), kReq, kRead), pass == 1 && k >= 33) << pass << " " << k;
+      EXPECT_EQ(d.observe(At(kGiB, k), kReq, kWrite), k >= 33) << pass << " " << k;
+    }
+  }
+  auto c = Counters(d);
+  EXPECT_EQ(c["bypassed_read_requests"], 32u);
+  EXPECT_EQ(c["bypassed_read_bytes"], 4 * kMiB);
+  EXPECT_EQ(c["repeated_read_requests"], 32u);
+  EXPECT_EQ(c["repeated_read_bytes"], 4 * kMiB);
+  EXPECT_EQ(c["bypassed_write_requests"], 64u);
+  EXPECT_EQ(c["room_read_requests"], 0u);
+}
+
+// With an 8 MiB cache the horizon is 128 MiB of reads. The first pass's history was last read
+// when 8 MiB had been read; the second pass's request 33 brings the count to 8 MiB + `between`
+// + 4 MiB + 128 KiB: a repeat while that is within 128 MiB of 8 MiB, so up to 123.875 MiB
+// between. (The 4 MiB the first pass bypassed fit in half the cache.)
+TEST(SequentialDetectorTest, ARepeatIsForgottenAfterSixteenCachesOfReads) {
+  for (uint64_t between : {123 * kMiB, 124 * kMiB}) {
+    SequentialDetector d(SequentialOptions{}, 8 * kMiB);
+    for (int k = 1; k <= 64; ++k) ASSERT_EQ(d.observe(At(0, k), kReq, kRead), k >= 33);
+    // Other reads, none past a cutoff: each 1 MiB a stream of its own.
+    for (uint64_t b = 0; b < between; b += kMiB) ASSERT_FALSE(d.observe(kGiB + 3 * b, kMiB, kRead));
+    for (int k = 1; k <= 32; ++k) ASSERT_FALSE(d.observe(At(0, k), kReq, kRead));
+    EXPECT_EQ(d.observe(At(0, 33), kReq, kRead), between == 124 * kMiB) << between;
+  }
+}
+
+// A stream reading again an extent of more than half the cache is bypassed again: a loop larger
+// than the cache would churn. The first pass bypasses 4 MiB; with an 8 MiB cache that is a
+// repeat on the second pass, with a 6 MiB one it is not.
+TEST(SequentialDetectorTest, OnlyAnExtentOfAtMostHalfTheCacheIsARepeat) {
+  for (uint64_t cache : {8 * kMiB, 6 * kMiB}) {
+    SequentialDetector d(SequentialOptions{}, cache);
+    for (int pass = 1; pass <= 2; ++pass) {
+      for (int k = 1; k <= 64; ++k) d.observe(At(0, k), kReq, kRead);
+    }
+    auto c = Counters(d);
+    EXPECT_EQ(c["repeated_read_requests"], cache == 8 * kMiB ? 32u : 0u) << cache;
+    EXPECT_EQ(c["bypassed_read_requests"], cache == 8 * kMiB ? 32u : 64u) << cache;
+  }
+}
+
+struct FixedRoom final : CacheRoom {
+  explicit FixedRoom(bool room) : room(room) {}
+  bool has_room() const override { return room; }
+  bool room;
+};
+
+// While the cache has room a read stream past the cutoff is cached (there is nothing to push
+// out); a write stream is bypassed all the same.
+TEST(SequentialDetectorTest, ReadsPastTheCutoffAreCachedWhileTheCacheHasRoom) {
+  SequentialDetector d(SequentialOptions{});
+  const FixedRoom room(true), full(false);
+  for (int k = 1; k <= 40; ++k) {
+    EXPECT_FALSE(d.observe(At(0, k), kReq, kRead, nullptr, &room)) << k;
+    EXPECT_EQ(d.observe(At(kGiB, k), kReq, kWrite, nullptr, &room), k >= 33) << k;
+  }
+  // Full now: the stream goes on past its cutoff and bypasses.
+  EXPECT_TRUE(d.observe(At(0, 41), kReq, kRead, nullptr, &full));
+  auto c = Counters(d);
+  EXPECT_EQ(c["room_read_requests"], 8u);
+  EXPECT_EQ(c["room_read_bytes"], 8 * kReq);
+  EXPECT_EQ(c["bypassed_read_requests"], 1u);
+  EXPECT_EQ(c["bypassed_write_requests"], 8u);
 }
 
 // Live change (tiercache policy): a lower cutoff applies to a stream already tracked; turning
@@ -229,7 +304,7 @@ TEST(SequentialDetectorTest, ReconfigureAppliesToRunningStreams) {
   EXPECT_FALSE(d.observe(At(0, 12), kReq, kRead));
   EXPECT_EQ(d.memory_size(), 0u);
   d.reconfigure(one_mib);
-  EXPECT_EQ(d.memory_size(), 2u * 64 * 20);
+  EXPECT_EQ(d.memory_size(), 2u * 64 * 20 + 64 * 24);
   for (int k = 13; k <= 20; ++k) EXPECT_FALSE(d.observe(At(0, k), kReq, kRead)) << k;
   EXPECT_TRUE(d.observe(At(0, 21), kReq, kRead));  // a new stream from request 13: 8 cached
   auto c = Counters(d);

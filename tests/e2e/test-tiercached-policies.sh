@@ -70,46 +70,52 @@ tc_cli status | grep -qx "policies:   admission always, replacement lru, sequent
     fail "no policies line in: $(tc_cli status)"
 
 # A sequential read of 4 MiB in 1 MiB requests: the first request brings its stream to the
-# cutoff and is cached (256 lines admitted); the other three bypass the cache. Then three 4 KiB
-# reads in the bypassed part: misses, each the start of a new stream, so they are cached.
+# cutoff; the other three are past it, and cached too, since the fresh cache has room (a read
+# stream is bypassed only when it would push cached data out). All four miss: 1024 lines.
 read_each $M 0 $M $((2 * M)) $((3 * M))
-cold="$((M + 384 * K)) $((2 * M + 8 * K)) $((3 * M + 512 * K))"
-# shellcheck disable=SC2086
-read_each $K $cold
+# Blocks (K is 4 KiB) at 1 MiB + 384 KiB, 2 MiB + 8 KiB and 3 MiB + 512 KiB.
+cold="$((M + 96 * K)) $((2 * M + 2 * K)) $((3 * M + 128 * K))"
 # A read fills the cache after its reply, under the line's shared lock; a write to the line waits
-# for that lock. Writing the first MiB and the three blocks (write hits, each a new write stream)
-# makes the re-reads below hits however slow the fills are.
+# for that lock. Writing the first MiB and three blocks of the rest (write hits, each a new write
+# stream) makes the re-reads below hits however slow the fills are.
 write_each $M 0
 # shellcheck disable=SC2086
 write_each $K $cold
-# 4 KiB re-reads, three in the first MiB and the three blocks again: hits.
+# A sequential write of 4 MiB in 1 MiB requests at 16 MiB: the first is a write miss (cached,
+# 256 lines); the other three bypass the cache, room or not.
+write_each $M $((16 * M)) $((17 * M)) $((18 * M)) $((19 * M))
+# 4 KiB re-reads: three in the first MiB, the three blocks, one of the cached write: hits. Then
+# one in a bypassed write: a miss, the start of a new stream, so it is cached.
 # shellcheck disable=SC2086
-read_each $K $((3 * K)) $((100 * K)) $((255 * K)) $cold
+read_each $K $((3 * K)) $((100 * K)) $((255 * K)) $cold $((16 * M + 2 * K))
+read_each $K $((17 * M + 2 * K))
 
 stats="$(tc_cli stats --json)" || fail "tiercache stats --json"
 expect_json "$stats" '.stats | [.read_hits, .read_partial_hits, .read_misses, .read_bypasses]' \
-    '[6,0,4,3]'
+    '[7,0,5,0]'
 expect_json "$stats" '.stats | [.read_hit_bytes, .read_miss_bytes]' \
-    "[$((6 * K)),$((4 * M + 3 * K))]"
-expect_json "$stats" '.stats | [.write_hits, .write_misses, .write_bypasses]' '[4,0,0]'
-expect_json "$stats" '.stats | [.write_hit_bytes, .write_miss_bytes]' "[$((M + 3 * K)),0]"
-# SSD writes: the fills (1 MiB + 3 blocks) and the writes (the same again); wt writes the core too.
+    "[$((7 * K)),$((4 * M + K))]"
+expect_json "$stats" '.stats | [.write_hits, .write_misses, .write_bypasses]' '[4,1,3]'
+expect_json "$stats" '.stats | [.write_hit_bytes, .write_miss_bytes]' \
+    "[$((M + 3 * K)),$((4 * M))]"
+# SSD writes: the fills (4 MiB + 1 block) and the cached writes (1 MiB + 3 blocks, and 1 MiB);
+# wt writes the core too.
 expect_json "$stats" '.stats | [.bytes_read_ssd, .bytes_written_ssd]' \
-    "[$((6 * K)),$((2 * M + 6 * K))]"
+    "[$((7 * K)),$((6 * M + 4 * K))]"
 expect_json "$stats" '.stats | [.bytes_read_core, .bytes_written_core]' \
-    "[$((4 * M + 3 * K)),$((M + 3 * K))]"
-expect_json "$stats" '.stats | [.lines_used, .evictions, .errors]' '[259,0,0]'
+    "[$((4 * M + K)),$((5 * M + 3 * K))]"
+expect_json "$stats" '.stats | [.lines_used, .evictions, .errors]' '[1281,0,0]'
 # wt: nothing dirty, so the cleaner never had to decide anything.
 expect_json "$(tc_cli status --json)" '.status.cleaning | [.policy, .dirty_bytes, .flush_eta_ms]' \
     '["target",0,0]'
-# Streams: 1 + 3 + 3 reads (each re-read continues its block's stream), 1 + 3 writes.
+# Streams: 1 + 6 + 1 + 1 reads, 1 + 3 + 1 writes.
 expect_json "$stats" .stats.policy_counters \
-    '{"admission":{"admitted":259,"refused":0},"replacement":{},"sequential":{"bypassed_read_bytes":3145728,"bypassed_write_bytes":0,"bypassed_read_requests":3,"bypassed_write_requests":0,"streams_tracked":11},"cleaning":{"cleaning_batches_drain":0,"cleaning_batches_age":0,"cleaning_batches_high":0,"cleaning_batches_idle":0,"cleaning_batches_ratio":0,"cleaning_waits":0}}'
+    '{"admission":{"admitted":1281,"refused":0},"replacement":{},"sequential":{"bypassed_read_bytes":0,"bypassed_write_bytes":3145728,"bypassed_read_requests":0,"bypassed_write_requests":3,"repeated_read_bytes":0,"repeated_read_requests":0,"room_read_bytes":3145728,"room_read_requests":3,"streams_tracked":14},"cleaning":{"cleaning_batches_drain":0,"cleaning_batches_age":0,"cleaning_batches_high":0,"cleaning_batches_idle":0,"cleaning_batches_ratio":0,"cleaning_waits":0}}'
 human="$(tc_cli stats)" || fail "tiercache stats"
-for line in "byte hits:  24 KiB of 4.0 MiB read (0.6%), 1.0 MiB of 1.0 MiB written (100.0%)" \
-            "admission:  259 admitted, 0 refused" \
+for line in "byte hits:  28 KiB of 4.0 MiB read (0.7%), 1.0 MiB of 5.0 MiB written (20.2%)" \
+            "admission:  1281 admitted, 0 refused" \
             "replacement: no counters" \
-            "sequential: bypassed 3 MiB read (3 requests), 0 B written (0 requests); 11 streams tracked"; do
+            "sequential: bypassed 0 B read (0 requests), 3 MiB written (3 requests); reads past the cutoff cached: 0 B read again (0 requests), 3 MiB while the cache had room (3 requests); 14 streams tracked"; do
   grep -qxF "$line" <<<"$human" || fail "no line '$line' in: $human"
 done
 stop_tiercached
@@ -128,7 +134,7 @@ expect_json "$status" '.status.policies | [.admission, .replacement, .sequential
 # shellcheck disable=SC2086
 read_each $K $((3 * K)) $((100 * K)) $((255 * K)) $cold
 expect_json "$(tc_cli stats --json)" \
-    '.stats | [.read_hits, .read_misses, .lines_used, .policy_counters.replacement]' '[6,0,259,{}]'
+    '.stats | [.read_hits, .read_misses, .lines_used, .policy_counters.replacement]' '[6,0,1281,{}]'
 stop_tiercached
 
 start_tiercached ssd.img --seq-cutoff 0
@@ -147,7 +153,7 @@ stop_tiercached
 # All 4 MiB were cached (closing waits for the fills); the superblock still holds what create
 # recorded.
 check="$("$TIERCACHE_CLI" check --cache ssd.img --json)" || fail "tiercache check"
-expect_json "$check" '.lines_used' $((259 + 1024))
+expect_json "$check" '.lines_used' $((1281 + 1024))
 expect_json "$check" '.policies | [.replacement, .sequential.enabled, .sequential.read_cutoff_bytes]' \
     '["lru",true,1048576]'
 echo "PASS: $0"
