@@ -4,8 +4,9 @@ policies were not tuned to the families alone (docs/policies.md, "Held-out shape
 
 Pure Zipf without scans, uniform random, an LRU-stack model, sequential loops larger than the
 cache (the natural form of a loop: block after block, read in 4 KiB to 1 MiB requests), a hot set
-beside such a loop, one-time backups over a hot set, two tenants, a hot set that comes back, a
-growing working set and OLTP-like reads and writes. Sized relative to a cache of C blocks like
+beside such a loop, one-time backups over a hot set, Zipf with the same area scanned again after
+every batch, two tenants, a hot set that comes back, a growing working set and OLTP-like reads and
+writes. Sized relative to a cache of C blocks like
 families.py; one CSV per shape plus manifest.json. Standard library only.
 
   ./held_out.py --out /tmp/held-out                    # every shape, C = 8192 (32 MiB)
@@ -115,6 +116,17 @@ def hot_and_scans(rng, c, length=36):
     return out
 
 
+def zipf_rescan(rng, c, scan, rounds=10):
+    """Zipf 0.9 over 4 C for 3 C accesses, then the same area of `scan` x C read again in 128 KiB
+    reads (a table scanned after every batch of queries); `rounds` times."""
+    draw = _zipf_sampler(rng, 4 * c, 0.9)
+    out = []
+    for _ in range(rounds):
+        out.extend((_write(rng, 0.15), draw(), 1) for _ in range(3 * c))
+        out.extend((False, 50 * c + k, 32) for k in range(0, round(scan * c), 32))
+    return out
+
+
 def returning(rng, c, phases=10):
     """Hot sets A and B of 0.6 C in turn, 4 C accesses each (85% hot): A comes back after 4 C."""
     sets = [rng.sample(range(30 * c), round(0.6 * c)) for _ in range(2)]
@@ -163,6 +175,8 @@ SHAPES = {
     "seqloop2_128k": lambda r, c: seq_loop(r, c, 2.0, 32),
     "seqloop3_4k": lambda r, c: seq_loop(r, c, 3.0, 1),
     "hotseq15": lambda r, c: seq_loop(r, c, 1.5, 16, hot_share=0.5),
+    "zrescan05": lambda r, c: zipf_rescan(r, c, 0.5), "zrescan1": lambda r, c: zipf_rescan(r, c, 1),
+    "zrescan2": lambda r, c: zipf_rescan(r, c, 2),
     "hotloop": hot_and_loop, "backup": backup, "hotscans": hot_and_scans,
     "returning": returning, "growing": growing, "tenants": two_tenants, "oltp": oltp,
 }
