@@ -28,11 +28,8 @@ bool SequentialDetector::observe(uint64_t offset, uint64_t length, bool is_write
   // Writes are always bypassed past the cutoff: rewriting a stream makes no read hit, and a
   // benchmark's repeated write passes (CrystalDiskMark SEQ1M) would otherwise fill the SSD.
   if (!is_write) {
-    uint64_t span = 0;
-    const bool repeat = d.history.overlaps(offset, length, d.observed_bytes, &span) &&
-                        (repeat_max_span_ == 0 || span <= repeat_max_span_);
-    d.history.add(offset, length, d.observed_bytes);
-    if (repeat) {
+    const uint64_t span = d.history.add(offset, length, d.observed_bytes);
+    if (span != 0 && (repeat_max_span_ == 0 || span <= repeat_max_span_)) {
       ++d.repeated_requests;
       d.repeated_bytes += length;
       return false;

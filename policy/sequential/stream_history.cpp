@@ -12,22 +12,12 @@ bool StreamHistory::live(size_t i, uint64_t now) const {
   return start_[i] != end_[i] && (horizon_ == 0 || now - stamp_[i] <= horizon_);
 }
 
-bool StreamHistory::overlaps(uint64_t offset, uint64_t length, uint64_t now,
-                             uint64_t* span) const {
-  const uint64_t last = offset + length;
-  for (size_t i = 0; i < start_.size(); ++i) {
-    if (live(i, now) && offset < end_[i] && start_[i] < last) {
-      if (span != nullptr) *span = end_[i] - start_[i];
-      return true;
-    }
-  }
-  return false;
-}
-
-void StreamHistory::add(uint64_t offset, uint64_t length, uint64_t now) {
+uint64_t StreamHistory::add(uint64_t offset, uint64_t length, uint64_t now) {
   assert(!start_.empty() && length > 0);
   const uint64_t last = offset + length;
-  size_t victim = 0;  // a free or forgotten entry, else the one extended longest ago
+  uint64_t overlapped = 0;
+  size_t grow = start_.size();  // the extent the read continues or overlaps, if any
+  size_t victim = 0;            // a free or forgotten entry, else the one read longest ago
   bool victim_free = false;
   for (size_t i = 0; i < start_.size(); ++i) {
     if (!live(i, now)) {
@@ -37,18 +27,21 @@ void StreamHistory::add(uint64_t offset, uint64_t length, uint64_t now) {
       }
       continue;
     }
+    if (overlapped == 0 && offset < end_[i] && start_[i] < last) overlapped = end_[i] - start_[i];
     // Continues the extent (starts at its end) or overlaps it: one stream, one extent.
-    if (offset <= end_[i] && start_[i] <= last) {
-      start_[i] = std::min(start_[i], offset);
-      end_[i] = std::max(end_[i], last);
-      stamp_[i] = now;
-      return;
-    }
+    if (grow == start_.size() && offset <= end_[i] && start_[i] <= last) grow = i;
     if (!victim_free && stamp_[i] < stamp_[victim]) victim = i;
   }
-  start_[victim] = offset;
-  end_[victim] = last;
-  stamp_[victim] = now;
+  if (grow != start_.size()) {
+    start_[grow] = std::min(start_[grow], offset);
+    end_[grow] = std::max(end_[grow], last);
+    stamp_[grow] = now;
+  } else {
+    start_[victim] = offset;
+    end_[victim] = last;
+    stamp_[victim] = now;
+  }
+  return overlapped;
 }
 
 uint64_t StreamHistory::memory_size() const {

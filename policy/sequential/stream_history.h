@@ -17,14 +17,12 @@ class StreamHistory {
   // since it was last read (0: never by age, only when its entry is reused).
   StreamHistory(uint32_t extents, uint64_t horizon);
 
-  // True when [offset, offset + length) overlaps an extent read within the horizon of `now`
-  // (the direction's bytes observed so far); `span`, if given, receives that extent's length.
-  bool overlaps(uint64_t offset, uint64_t length, uint64_t now, uint64_t* span = nullptr) const;
-
-  // Records that a stream read [offset, offset + length) past the cutoff at `now`: extends the
-  // extent it continues or overlaps (and makes it young), else takes the entry read longest ago.
-  // REQUIRES: at least one entry.
-  void add(uint64_t offset, uint64_t length, uint64_t now);
+  // Records that a stream read [offset, offset + length) past the cutoff at `now` (the
+  // direction's bytes observed so far): extends the extent it continues or overlaps (and makes
+  // it young), else takes a forgotten entry or the one read longest ago. Returns the length of
+  // the extent, read within the horizon, that the read overlapped before it was recorded (it
+  // reads that extent again); 0 when none. REQUIRES: at least one entry; length > 0.
+  uint64_t add(uint64_t offset, uint64_t length, uint64_t now);
 
   uint64_t memory_size() const;
 

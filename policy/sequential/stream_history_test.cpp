@@ -7,27 +7,27 @@ namespace {
 
 constexpr uint64_t kMiB = 1 << 20;
 
-TEST(StreamHistoryTest, EmptyOverlapsNothing) {
+TEST(StreamHistoryTest, AFirstReadOverlapsNothing) {
   StreamHistory h(4, 0);
-  EXPECT_FALSE(h.overlaps(0, kMiB, 0));
+  EXPECT_EQ(h.add(0, kMiB, 0), 0u);
   EXPECT_EQ(h.memory_size(), 4u * 24);
 }
 
-// A stream's requests grow one extent; a read overlaps it by any byte, and touching its ends
-// from outside is no overlap.
+// A stream's requests grow one extent (continuing it is no overlap); a read overlaps it by any
+// byte, and touching its ends from outside is no overlap. Each answer is the extent's span then.
 TEST(StreamHistoryTest, ContinuingRequestsGrowOneExtent) {
   StreamHistory h(2, 0);
-  for (uint64_t i = 4; i < 8; ++i) h.add(i * kMiB, kMiB, i);
-  EXPECT_TRUE(h.overlaps(4 * kMiB, 1, 8));
-  EXPECT_TRUE(h.overlaps(8 * kMiB - 1, 1, 8));
-  EXPECT_TRUE(h.overlaps(0, 4 * kMiB + 1, 8));
-  EXPECT_FALSE(h.overlaps(0, 4 * kMiB, 8));
-  EXPECT_FALSE(h.overlaps(8 * kMiB, kMiB, 8));
-  // One extent for the four requests: a second stream still finds a free entry, so the first
-  // stream is remembered alongside it.
-  h.add(100 * kMiB, kMiB, 9);
-  EXPECT_TRUE(h.overlaps(5 * kMiB, 1, 9));
-  EXPECT_TRUE(h.overlaps(100 * kMiB, 1, 9));
+  for (uint64_t i = 4; i < 8; ++i) EXPECT_EQ(h.add(i * kMiB, kMiB, i), 0u) << i;
+  EXPECT_EQ(h.add(8 * kMiB, kMiB, 8), 0u);  // continues: [4, 9) MiB now
+  EXPECT_EQ(h.add(3 * kMiB, kMiB, 9), 0u);  // ends where it starts: [3, 9)
+  EXPECT_EQ(h.add(9 * kMiB - 1, 1, 10), 6 * kMiB);
+  EXPECT_EQ(h.add(0, 3 * kMiB + 1, 11), 6 * kMiB);  // grows it to [0, 9)
+  EXPECT_EQ(h.add(5 * kMiB, 1, 12), 9 * kMiB);
+  // One extent for all of them: a second stream finds the free entry, and the first stream is
+  // remembered alongside it.
+  EXPECT_EQ(h.add(100 * kMiB, kMiB, 13), 0u);
+  EXPECT_EQ(h.add(5 * kMiB, 1, 14), 9 * kMiB);
+  EXPECT_EQ(h.add(100 * kMiB, 1, 15), kMiB);
 }
 
 // An extent is forgotten once more than `horizon` bytes passed since it was last read; reading
@@ -35,24 +35,24 @@ TEST(StreamHistoryTest, ContinuingRequestsGrowOneExtent) {
 TEST(StreamHistoryTest, HorizonForgetsUnlessReadAgain) {
   StreamHistory h(2, 100);
   h.add(0, kMiB, 50);
-  EXPECT_TRUE(h.overlaps(0, 1, 150));
-  EXPECT_FALSE(h.overlaps(0, 1, 151));
-  h.add(kMiB, kMiB, 140);  // continues the extent at 140: young again
-  EXPECT_TRUE(h.overlaps(0, 1, 240));
-  EXPECT_FALSE(h.overlaps(0, 1, 241));
+  EXPECT_EQ(h.add(0, 1, 150), kMiB);  // read again at 150: young again
+  EXPECT_EQ(h.add(0, 1, 250), kMiB);
+  EXPECT_EQ(h.add(0, 1, 351), 0u);  // forgotten at 351, then taken again by this read
+  EXPECT_EQ(h.add(0, 1, 352), 1u);
 }
 
-// A new stream takes a free entry, else the one read longest ago (a forgotten one is older
-// than any other).
+// A new stream takes a free entry, else the one read longest ago (a forgotten one is older than
+// any other).
 TEST(StreamHistoryTest, NewStreamReplacesTheOldest) {
   StreamHistory h(2, 0);
   h.add(0, kMiB, 1);
   h.add(10 * kMiB, kMiB, 2);
   h.add(0, kMiB, 3);  // the first extent read again: now the younger
   h.add(20 * kMiB, kMiB, 4);
-  EXPECT_TRUE(h.overlaps(0, 1, 4));
-  EXPECT_FALSE(h.overlaps(10 * kMiB, 1, 4));
-  EXPECT_TRUE(h.overlaps(20 * kMiB, 1, 4));
+  EXPECT_EQ(h.add(0, 1, 5), kMiB);
+  EXPECT_EQ(h.add(20 * kMiB, 1, 6), kMiB);
+  EXPECT_EQ(h.add(10 * kMiB, 1, 7), 0u);  // forgotten; it takes the oldest entry, [0, 1 MiB)
+  EXPECT_EQ(h.add(0, 1, 8), 0u);
 }
 
 }  // namespace
