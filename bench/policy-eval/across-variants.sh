@@ -9,6 +9,8 @@
 # VARIANT `held` is the set of held_out.py's shapes (OUT/held), which families.py does not draw.
 # --shards N runs the engine with N shards instead of its default (1: fully associative, each
 # shard as large as the shards of a cache of a few hundred MiB and more).
+# The textbook policies' results are kept in OUT/referee-cache.json (by trace content and the
+# referee's source), so a rerun after an engine change replays only the engine.
 set -eu
 here="$(cd "$(dirname "$0")" && pwd)"
 build="$here/../../build" out=/tmp/across-variants shards=()
@@ -39,7 +41,7 @@ for v in "$@"; do
       --replacement clock "${shards[@]}" --json "$dir/sim.json" -q >/dev/null
   # Exit 1 is a failing verdict, which is what is being counted.
   /usr/bin/python3 "$here/evaluate.py" --compare "$dir/sim.json" --json "$dir/judged.json" \
-      >/dev/null || [ $? = 1 ]
+      --referee-cache "$out/referee-cache.json" >/dev/null || [ $? = 1 ]
   judged+=("$dir/judged.json")
 done
 /usr/bin/python3 "$here/across.py" "${judged[@]}"

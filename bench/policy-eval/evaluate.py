@@ -5,11 +5,13 @@
   ./evaluate.py /tmp/families --cache-factors 0.5,1          # table of every policy
   ./evaluate.py hot=/tmp/h.csv --cache-bytes 32M --json out.json
   ./evaluate.py --compare sim.json [--default adaptive/s3fifo]   # exit 1 on a failed target
+  ./evaluate.py --compare sim.json --referee-cache ref.json      # replay each trace only once
 
 A TRACE is FILE, NAME=FILE, or a directory (its manifest.json from families.py, else every
 *.csv in it). Capacity in blocks = cache bytes / 4096: "equal SSD bytes".
 """
 import argparse
+import hashlib
 import json
 import os
 import sys
@@ -78,16 +80,80 @@ class TraceSet:
 
 
 class RefereeRuns:
-    """Memoised referee results per (trace file, capacity, policy)."""
+    """Memoised referee results per (trace file, capacity, policy). With `cache_path`, results
+    also persist in that JSON file, keyed by the trace's content and the referee's own source,
+    so a rerun after an engine change judges without replaying the textbook policies (the
+    slow part) and a changed trace or referee is replayed again."""
 
-    def __init__(self, traces):
-        self.traces, self._memo = traces, {}
+    VERSION = 1
+
+    def __init__(self, traces, cache_path=None):
+        self.traces, self._memo, self._cache_path = traces, {}, cache_path
+        self._digests, self._stored, self._dirty = {}, {}, False
+        if cache_path:
+            self._stored = self._load(cache_path)
+
+    @staticmethod
+    def _load(path):
+        if not os.path.exists(path):
+            return {}
+        try:
+            with open(path, encoding="utf-8") as f:
+                data = json.load(f)
+            if data.get("version") != RefereeRuns.VERSION or not isinstance(data["runs"], dict):
+                raise ValueError("unknown layout")
+            return data["runs"]
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+            # A cache is only a cache: replay everything and write a good one.
+            print(f"evaluate.py: ignoring referee cache {path} ({e}); replaying", file=sys.stderr)
+            return {}
+
+    def _digest(self, path):
+        if path not in self._digests:
+            self._digests[path] = file_digest([path])
+        return self._digests[path]
 
     def get(self, path, capacity, policy):
         key = (path, capacity, policy)
-        if key not in self._memo:
-            self._memo[key] = referee.simulate(policy, self.traces.blocks(path), capacity)
-        return self._memo[key]
+        if key in self._memo:
+            return self._memo[key]
+        stored_key = None
+        if self._cache_path:
+            stored_key = f"{REFEREE_DIGEST}:{self._digest(path)}:{capacity}:{policy}"
+            hit = self._stored.get(stored_key)
+            if isinstance(hit, list) and len(hit) == len(referee.Result._fields):
+                self._memo[key] = referee.Result(*hit)
+                return self._memo[key]
+        result = referee.simulate(policy, self.traces.blocks(path), capacity)
+        if stored_key:
+            self._stored[stored_key] = list(result)
+            self._dirty = True
+        self._memo[key] = result
+        return result
+
+    def save(self):
+        """Writes the cache file if anything was replayed (atomically: a temp file renamed)."""
+        if not (self._cache_path and self._dirty):
+            return
+        tmp = f"{self._cache_path}.tmp{os.getpid()}"
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump({"version": self.VERSION, "runs": self._stored}, f)
+        os.replace(tmp, self._cache_path)
+        self._dirty = False
+
+
+def file_digest(paths):
+    """SHA-256 over the contents of `paths`, in order."""
+    h = hashlib.sha256()
+    for path in paths:
+        with open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+    return h.hexdigest()
+
+
+# The referee's own source: a change to a policy or to the trace reader invalidates the cache.
+REFEREE_DIGEST = file_digest([referee.__file__, msr.__file__])[:16]
 
 
 def best_of(results):
@@ -109,8 +175,7 @@ def table_sizes(args, traces, name):
     return [max(2, round(design * float(f))) for f in args.cache_factors.split(",")]
 
 
-def run_table(args, traces):
-    runs = RefereeRuns(traces)
+def run_table(args, traces, runs):
     policies = args.policies.split(",")
     rows = []
     for name, path in traces.paths.items():
@@ -350,6 +415,8 @@ def parse_args(argv):
                     help="max SSD bytes written / always's (default 0.5)")
     ap.add_argument("--hit-tolerance", type=float, default=0.0,
                     help="hit ratio below always's still accepted (default 0)")
+    ap.add_argument("--referee-cache", metavar="FILE",
+                    help="keep the textbook policies' results in FILE (JSON) across runs")
     args = ap.parse_args(argv)
     bad = [p for p in args.policies.split(",") if p not in referee.POLICIES]
     if bad:
@@ -374,16 +441,19 @@ def run(args):
     traces = TraceSet()
     for t in args.traces:
         traces.add_arg(t)
+    runs = RefereeRuns(traces, args.referee_cache)
     if args.compare:
         with open(args.compare, encoding="utf-8") as f:
             sim = json.load(f)
-        rep = compare(sim, make_resolver(traces, args.compare), RefereeRuns(traces),
+        rep = compare(sim, make_resolver(traces, args.compare), runs,
                       args.tolerance, args.write_target, args.hit_tolerance, args.default)
+        runs.save()
         print(format_compare(rep), file=sys.stderr if args.json == "-" else sys.stdout)
         if args.json:
             dump_json(rep, args.json)
         return 0 if rep["pass"] else 1
-    report = run_table(args, traces)
+    report = run_table(args, traces, runs)
+    runs.save()
     fmt = format_markdown if args.markdown else format_table
     print(fmt(report, args.policies.split(",")),
           file=sys.stderr if args.json == "-" else sys.stdout)

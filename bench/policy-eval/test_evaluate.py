@@ -151,6 +151,57 @@ class EvaluateTest(unittest.TestCase):
                                     "--policies", "lru,lirs", "--markdown"])
         self.assertEqual(text.splitlines()[2], "| L | 12.0 KiB | 12 | 1.0000 | 0.6667 | - |")
 
+    def test_referee_cache_replays_each_trace_once(self):
+        sim_path = self.write_sim(self.sim())
+        cache = self.path("ref.json")
+        argv = ["--compare", sim_path, "--json", self.path("rep1.json"), "--referee-cache", cache]
+        self.assertEqual(self.run_main(argv)[0], 0)
+        with open(cache, encoding="utf-8") as f:
+            stored = json.load(f)
+        # Two traces at 3 blocks, five target policies each.
+        self.assertEqual((stored["version"], len(stored["runs"])), (1, 10))
+        calls = []
+        real = evaluate.referee.simulate
+
+        def counting(name, blocks, capacity):
+            calls.append((name, capacity))
+            return real(name, blocks, capacity)
+        evaluate.referee.simulate = counting
+        try:
+            argv[3] = self.path("rep2.json")
+            self.assertEqual(self.run_main(argv)[0], 0)
+            self.assertEqual(calls, [])  # every result came from the cache
+            with open(self.path("rep1.json"), encoding="utf-8") as a, \
+                    open(self.path("rep2.json"), encoding="utf-8") as b:
+                self.assertEqual(json.load(a), json.load(b))
+            # A changed trace is replayed; the unchanged one is not. loop is now 1 2 3 4 four
+            # times: LIRS misses 10 of 16 (the 4 cold misses, then 2 per pass, as over the three
+            # passes of setUp's loop), LRU all 16.
+            msr.write_msr(self.path("loop.csv"), [(False, b, 1) for b in [1, 2, 3, 4] * 4])
+            argv[3] = self.path("rep3.json")
+            self.run_main(argv)
+            self.assertEqual(sorted(calls),
+                             sorted((p, 3) for p in evaluate.referee.TARGET_POLICIES))
+            with open(self.path("rep3.json"), encoding="utf-8") as f:
+                loop = json.load(f)["points"][0]
+            self.assertEqual((loop["referee"]["lru"]["misses"], loop["referee"]["lirs"]["misses"]),
+                             (16, 10))
+        finally:
+            evaluate.referee.simulate = real
+
+    def test_unreadable_referee_cache_is_replayed_and_rewritten(self):
+        sim_path = self.write_sim(self.sim())
+        cache = self.path("ref.json")
+        with open(cache, "w", encoding="utf-8") as f:
+            f.write("{not json")
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            code, _ = self.run_main(["--compare", sim_path, "--referee-cache", cache])
+        self.assertEqual(code, 0)
+        self.assertIn(f"ignoring referee cache {cache}", err.getvalue())
+        with open(cache, encoding="utf-8") as f:
+            self.assertEqual(len(json.load(f)["runs"]), 10)
+
     def test_parse_size(self):
         self.assertEqual([evaluate.parse_size(s) for s in ("4096", "32M", "32MiB", "1G", "2k")],
                          [4096, 32 << 20, 32 << 20, 1 << 30, 2048])
