@@ -146,6 +146,14 @@ uint32_t Engine::allocate_line(Shard& shard, uint64_t core_line) {
   return id;
 }
 
+std::optional<uint32_t> Engine::admit_line(Shard& shard, uint64_t core_line, bool is_write) {
+  const Admission admission = shard.admit(core_line, is_write);
+  if (!admission) return std::nullopt;
+  const uint32_t id = allocate_line(shard, core_line);
+  if (id != Shard::kNoLine && admission.warm) shard.warm(id);
+  return id;
+}
+
 uint32_t Engine::move_to_new_line(Shard& shard, uint32_t id) {
   shard.release_durable(persist_completed_.load(std::memory_order_acquire));
   const uint32_t moved = shard.move_to_new_line(id);

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "cachelib/engine/cache.h"
@@ -102,6 +103,10 @@ class Engine {
   // evictions and staging the free record of a victim that went to limbo; kNoLine if none can be
   // had now.
   uint32_t allocate_line(Shard& shard, uint64_t core_line);
+  // REQUIRES shard.mu. A miss of `core_line`: asks the shard's admission policy and, when it
+  // admits, allocates a line (allocate_line), warm in replacement if the policy said so. nullopt
+  // when refused; kNoLine when admitted but no line could be had now.
+  std::optional<uint32_t> admit_line(Shard& shard, uint64_t core_line, bool is_write);
   // REQUIRES shard.mu. Line `id`'s clean data is about to change or just changed: its record stops
   // claiming clean sectors. Returns the persist epoch after which no durable record trusts them
   // (0: none does now).

@@ -121,8 +121,9 @@ LineChoice LookupOrAdmit(Request& req, const Segment& seg, Shard& shard) {
   }
   EngineCounters::add(e.counters.write_miss_bytes, seg.bytes());
   req.all_cached = false;
-  if (!shard.admit(seg.core_line, true)) return {.refused = true};
-  return {.id = e.allocate_line(shard, seg.core_line)};
+  const std::optional<uint32_t> line = e.admit_line(shard, seg.core_line, true);
+  if (!line) return {.refused = true};
+  return {.id = *line};
 }
 
 std::optional<uint32_t> DirtyLineToUpdateOrDropClean(Engine& e, const Segment& seg) {

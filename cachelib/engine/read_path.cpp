@@ -35,8 +35,8 @@ void FillAfterReply(Engine& e, Segment seg, SectorBits fill, AlignedBuffer data)
   {
     std::lock_guard lock(shard.mu);
     line_id = shard.lookup(seg.core_line);
-    if (line_id == Shard::kNoLine && shard.admit(seg.core_line, false)) {
-      line_id = e.allocate_line(shard, seg.core_line);
+    if (line_id == Shard::kNoLine) {
+      line_id = e.admit_line(shard, seg.core_line, false).value_or(Shard::kNoLine);
     }
     // Another reader may have filled some already.
     if (line_id != Shard::kNoLine) fill &= ~shard.valid(line_id);

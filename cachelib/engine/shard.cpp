@@ -64,12 +64,16 @@ void Shard::park_in_limbo(uint32_t slot, uint64_t core_line) {
 }
 
 void Shard::touch(uint32_t id, bool is_write) {
-  replacement_->on_hit(local(id));
-  if (learner_passed(local(id))) learner_->on_hit(local(id));
+  warm(id);
   admission_->on_hit(core_line(id), is_write);
 }
 
-bool Shard::admit(uint64_t core_line, bool is_write) {
+void Shard::warm(uint32_t id) {
+  replacement_->on_hit(local(id));
+  if (learner_passed(local(id))) learner_->on_hit(local(id));
+}
+
+Admission Shard::admit(uint64_t core_line, bool is_write) {
   return admission_->admit({.block = core_line,
                             .is_write = is_write,
                             .used = used_,

@@ -38,7 +38,10 @@ class Shard {
   // A request touched cached line `id` (replacement and admission both learn from hits).
   void touch(uint32_t id, bool is_write);
   // Asks the admission policy whether a miss of `core_line` deserves a line.
-  bool admit(uint64_t core_line, bool is_write);
+  Admission admit(uint64_t core_line, bool is_write);
+  // Line `id`, just allocated for an admitted miss, gets a hit's standing in replacement
+  // (Admission::warm); the admission policy is not told: it saw the miss.
+  void warm(uint32_t id);
   // Maps `core_line` to a durably free line, first evicting a line for which can_reuse(id) holds
   // when capacity() lines are in use. A victim the SSD may still hold a trusted record of goes to
   // limbo (*to_limbo set): the caller stages its free record and calls add_limbo(); meanwhile the

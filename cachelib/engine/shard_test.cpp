@@ -66,6 +66,20 @@ class RecordingPolicy final : public ReplacementPolicy {
   std::deque<Slot> order_;
 };
 
+// Admits every miss and counts the hits it hears of.
+class HitCountingAdmission final : public AdmissionPolicy {
+ public:
+  explicit HitCountingAdmission(uint64_t* hits) : hits_(*hits) {}
+  const char* name() const override { return "hit-counting"; }
+  void on_hit(uint64_t, bool) override { ++hits_; }
+  Admission admit(const AdmissionQuery&) override { return {.admitted = true}; }
+  void on_evict(uint64_t) override {}
+  uint64_t memory_size() const override { return 0; }
+
+ private:
+  uint64_t& hits_;
+};
+
 constexpr uint32_t kFirst = 64;  // global ids 64..71: slots 0..7 (a mix-up of the two shows)
 constexpr uint32_t kLines = 8;
 
@@ -76,7 +90,8 @@ class ShardPolicyChangeTest : public ::testing::Test {
     old_policy = old.get();
     // The last of 9 shards of 8 contiguous lines.
     shard = std::make_unique<Shard>(ShardLines(kFirst + kLines, 9, 0), 8, 1, std::move(old),
-                                    std::make_unique<AlwaysAdmit>(), /*keep_reserve=*/false);
+                                    std::make_unique<HitCountingAdmission>(&admission_hits),
+                                    /*keep_reserve=*/false);
   }
   // Maps `core_line` to a line, evicting only lines with id >= min_victim; returns the id.
   uint32_t Allocate(uint64_t core_line, uint32_t min_victim = kFirst) {
@@ -110,12 +125,28 @@ class ShardPolicyChangeTest : public ::testing::Test {
   }
 
   std::vector<std::string> old_log, new_log;
+  uint64_t admission_hits = 0;
   RecordingPolicy* old_policy = nullptr;
   RecordingPolicy* new_policy = nullptr;
   std::unique_ptr<Shard> shard;
 };
 
 using Log = std::vector<std::string>;
+
+// A warm line (Admission::warm) is hit once in replacement, old and learning alike where a touch
+// would reach them; the admission policy hears only of touches, not of warm lines.
+TEST_F(ShardPolicyChangeTest, WarmIsAReplacementHitOnly) {
+  ASSERT_NO_FATAL_FAILURE(Fill(kLines));
+  Begin();
+  EXPECT_FALSE(shard->learn_policy(3));
+  shard->warm(kFirst + 1);  // passed
+  shard->warm(kFirst + 5);  // ahead
+  EXPECT_EQ(admission_hits, 0u);
+  shard->touch(kFirst + 1, false);
+  EXPECT_EQ(admission_hits, 1u);
+  EXPECT_EQ(old_log, (Log{"hit 1", "hit 5", "hit 1"}));
+  EXPECT_EQ(new_log, (Log{"insert 0 100", "insert 1 101", "insert 2 102", "hit 1", "hit 1"}));
+}
 
 // A full shard learned 3 lines at a time with hits, evictions and inserts between the steps:
 // those on lines 0-2 (passed) reach the learner, those on lines 3-7 do not until it gets there.

@@ -125,7 +125,7 @@ bool AdaptiveAdmission::surge_admits(int level, bool surging) {
   return false;
 }
 
-bool AdaptiveAdmission::admit(const AdmissionQuery& query) {
+Admission AdaptiveAdmission::admit(const AdmissionQuery& query) {
   const bool seen = observe(query.block, false);
   int level = Level(misses_.increment(query.block));
   if (level == 0 && left_.contains(query.block)) {
@@ -154,13 +154,17 @@ bool AdaptiveAdmission::admit(const AdmissionQuery& query) {
   }
   admitted ? ++admitted_ : ++refused_;
   if (!admitted) left_.insert(query.block);
+  // A surge's blocks are the working set moving in: without a hit's standing CLOCK evicts them
+  // before the old set's, whose blocks were hit, and the evictions that come back raise the bar.
+  const bool warm = admitted && full && surging_ && params_.surge_warm;
+  if (warm) ++warm_admitted_;
   // A miss that filled a free slot was no decision: it counts at once as not back (until it is),
   // so a scan that follows the fill meets the evidence of the fill's one-time reads.
   const uint8_t code = static_cast<uint8_t>(level | (full ? 0 : kFilled));
   if (returns_.record_miss(query.block, now_, code, admitted)) {
     full ? ++levels_[level].pending : ++levels_[level].events;
   }
-  return admitted;
+  return {.admitted = admitted, .warm = warm};
 }
 
 void AdaptiveAdmission::on_evict(uint64_t block) {
@@ -187,6 +191,7 @@ void AdaptiveAdmission::visit_counters(const CounterVisitor& visit) const {
   visit("surges", surges_);
   visit("surge_admitted", surge_admitted_);
   visit("recent_admitted", recent_admitted_);
+  visit("warm_admitted", warm_admitted_);
   if (recurring_) {  // the share itself is no counter: the engine sums counters over shards
     visit("recurring_hits", recurring_->sampled_hits() << scale);
     visit("recurring_wasted", recurring_->sampled_wasted() << scale);

@@ -5,6 +5,8 @@
 // evicts one; on a tie the cached block stays). While new blocks surge in (NewBlockSurge: a moved
 // working set), first misses get in when evictions rarely come back, and for a while after a
 // level's recent returns alone may clear the bar, so a moved hot set is not refused for a window.
+// What a surge admits is warm (Admission::warm): the old set's blocks were hit, and CLOCK would
+// otherwise keep them a turn longer than the new set's.
 // Levels come from a FrequencyTable of misses; a first miss whose block the cache recently refused
 // or evicted (a GhostFilter, ARC's ghost lists) counts as a second one. Returns are measured on a
 // hash-chosen sample of blocks (ReturnTracker): a level's ratio counts misses that ended (came
@@ -73,6 +75,8 @@ class AdaptiveAdmission final : public AdmissionPolicy {
     // During a surge a first miss is admitted while evictions come back less often than this:
     // the blocks leaving are the old working set's. Default 0.3.
     double surge_eviction_return = 0.3;
+    // Misses admitted during a surge, for whatever reason, are warm. Default on.
+    bool surge_warm = true;
     // For surge_hold capacities of accesses after a surge, a level is also admitted when its
     // recent ratio clears the bar: returns and ended misses only (pending ones do not count),
     // halved every recent_halving capacities, a prior of 0. Defaults 1 and 0.25.
@@ -92,7 +96,7 @@ class AdaptiveAdmission final : public AdmissionPolicy {
 
   const char* name() const override { return "adaptive"; }
   void on_hit(uint64_t block, bool is_write) override;
-  bool admit(const AdmissionQuery& query) override;
+  Admission admit(const AdmissionQuery& query) override;
   void on_evict(uint64_t block) override;
   uint64_t memory_size() const override;
   // admitted, refused, probes, ghost_hits and wasted_admissions (estimated from the sample),
@@ -100,7 +104,8 @@ class AdaptiveAdmission final : public AdmissionPolicy {
   // threshold (lowest miss count admitted when full; 16 = none), recurring_admitted (misses
   // admitted by RecurringMisses alone), recurring_hits and recurring_wasted (its admissions hit,
   // and evicted unhit; estimated), surges (starts of one), surge_admitted (first misses
-  // admitted during a surge) and recent_admitted (misses admitted after one on recent returns).
+  // admitted during a surge), recent_admitted (misses admitted after one on recent returns) and
+  // warm_admitted (misses admitted warm).
   void visit_counters(const CounterVisitor& visit) const override;
 
   // The bar a level's return ratio must clear, and a level's return ratio.
@@ -137,7 +142,7 @@ class AdaptiveAdmission final : public AdmissionPolicy {
   ReturnRatio evictions_;
   uint64_t admitted_ = 0, refused_ = 0, probes_ = 0, ghost_hits_ = 0, wasted_ = 0;
   uint64_t refused_since_probe_ = 0, recurring_admitted_ = 0, recalled_ = 0;
-  uint64_t surges_ = 0, surge_admitted_ = 0, recent_admitted_ = 0;
+  uint64_t surges_ = 0, surge_admitted_ = 0, recent_admitted_ = 0, warm_admitted_ = 0;
   uint32_t threshold_ = 1;
 };
 

@@ -36,7 +36,9 @@ AdaptiveAdmission::Params Exact() {
 }
 
 bool Admit(AdaptiveAdmission& policy, uint64_t block, uint64_t used = kCapacity) {
-  return policy.admit(AdmissionQuery{block, false, used, kCapacity});
+  const Admission a = policy.admit(AdmissionQuery{block, false, used, kCapacity});
+  EXPECT_TRUE(a.admitted || !a.warm);
+  return a.admitted;
 }
 
 // Blocks 0..31 are admitted while the shard has free slots; queries after that see it full.
@@ -70,6 +72,7 @@ TEST(AdaptiveAdmissionTest, RefusesOneTimeBlocksOnceFull) {
                                                                {"surges", 0},
                                                                {"surge_admitted", 0},
                                                                {"recent_admitted", 0},
+                                                               {"warm_admitted", 0},
                                                                {"recalled", 0}}));
 }
 
@@ -265,8 +268,13 @@ uint64_t SteadyOldSet(AdaptiveAdmission& policy) {
   return next;
 }
 
+Admission Decide(AdaptiveAdmission& policy, uint64_t block) {
+  return policy.admit(AdmissionQuery{block, false, kCapacity, kCapacity});
+}
+
 // The working set moves: new blocks miss far more often than lately (a surge, NewBlockSurge). Its
 // first misses get in while evictions rarely come back, where level 0's ratio (~0.004) refuses.
+// What gets in during the surge is warm (a hit's standing in replacement); nothing else is.
 TEST(AdaptiveAdmissionTest, FirstMissesOfAMovedSetGetInDuringASurge) {
   for (const bool surge : {false, true}) {
     AdaptiveAdmission::Params p = Exact();
@@ -277,7 +285,9 @@ TEST(AdaptiveAdmissionTest, FirstMissesOfAMovedSetGetInDuringASurge) {
     // Scattered new blocks, one per access: the fast rate passes 0.2 and twice the slow one
     // (~0.1) at the 5th (1 - 0.9 * (31/32)^5 = 0.23).
     for (int i = 0; i < 32; ++i, next += 7) {
-      EXPECT_EQ(Admit(policy, next), surge && i >= 4) << i;
+      const Admission a = Decide(policy, next);
+      EXPECT_EQ(a.admitted, surge && i >= 4) << i;
+      EXPECT_EQ(a.warm, surge && i >= 4) << i;
     }
     auto counters = Counters(policy);
     EXPECT_EQ(counters.at("surges"), surge ? 1u : 0u);
@@ -286,17 +296,45 @@ TEST(AdaptiveAdmissionTest, FirstMissesOfAMovedSetGetInDuringASurge) {
     // The moved set comes back (hits for the 28 admitted, misses at level 1 for the others),
     // then hits on; the surge is over. For one capacity of accesses after it, level 0's recent
     // returns alone (its returns and ended misses, halved every 64 accesses) admit a new block.
+    // After the 28 hits the fast rate is still ~0.28 (0.67 * (31/32)^28) against twice the slow
+    // one (~0.25): the first of the level-1 misses is still admitted in the surge, warm.
     for (int i = 4; i < 32; ++i) policy.on_hit(next - 7 * (32 - i), false);
-    for (int i = 0; i < 4; ++i) EXPECT_TRUE(Admit(policy, next - 7 * (32 - i)));
+    uint64_t warm = 0;
+    for (int i = 0; i < 4; ++i) {
+      const Admission a = Decide(policy, next - 7 * (32 - i));
+      EXPECT_TRUE(a.admitted) << i;
+      if (i == 0) EXPECT_EQ(a.warm, surge);
+      warm += a.warm;
+    }
     for (int i = 0; i < 64; ++i) policy.on_hit(50000 + i % kFill, false);
-    EXPECT_EQ(Admit(policy, 900000), surge);
+    const Admission late = Decide(policy, 900000);
+    EXPECT_EQ(late.admitted, surge);
+    EXPECT_FALSE(late.warm);
     counters = Counters(policy);
     EXPECT_EQ(counters.at("surge_admitted"), surge ? 28u : 0u);
     EXPECT_EQ(counters.at("recent_admitted"), surge ? 1u : 0u);
+    EXPECT_EQ(counters.at("warm_admitted"), surge ? 28u + warm : 0u);
     // A capacity later the recent returns no longer speak: refused.
     for (uint32_t i = 0; i < kCapacity; ++i) policy.on_hit(50000 + i % kFill, false);
     EXPECT_FALSE(Admit(policy, 900007));
   }
+}
+
+// Params::surge_warm off: the surge admits the same blocks, none of them warm.
+TEST(AdaptiveAdmissionTest, WithoutSurgeWarmTheSurgeAdmitsCold) {
+  AdaptiveAdmission::Params p = Exact();
+  p.surge.ratio = 2;
+  p.surge_warm = false;
+  AdaptiveAdmission policy(kCapacity, p);
+  Fill(policy);
+  uint64_t next = SteadyOldSet(policy);
+  for (int i = 0; i < 32; ++i, next += 7) {
+    const Admission a = Decide(policy, next);
+    EXPECT_EQ(a.admitted, i >= 4) << i;
+    EXPECT_FALSE(a.warm) << i;
+  }
+  EXPECT_EQ(Counters(policy).at("surge_admitted"), 28u);
+  EXPECT_EQ(Counters(policy).at("warm_admitted"), 0u);
 }
 
 // No surge admission while evictions come back (the bar is theirs), nor for a run of adjacent

@@ -2,9 +2,9 @@
 
 namespace tiercache {
 
-bool AlwaysAdmit::admit(const AdmissionQuery&) {
+Admission AlwaysAdmit::admit(const AdmissionQuery&) {
   ++admitted_;
-  return true;
+  return {.admitted = true};
 }
 
 void AlwaysAdmit::visit_counters(const CounterVisitor& visit) const {

@@ -10,7 +10,7 @@ class AlwaysAdmit final : public AdmissionPolicy {
  public:
   const char* name() const override { return "always"; }
   void on_hit(uint64_t, bool) override {}
-  bool admit(const AdmissionQuery&) override;
+  Admission admit(const AdmissionQuery&) override;
   void on_evict(uint64_t) override {}
   uint64_t memory_size() const override { return 0; }
   void visit_counters(const CounterVisitor& visit) const override;

@@ -7,16 +7,16 @@ NhitAdmission::NhitAdmission(uint32_t capacity, uint32_t threshold, double trigg
       trigger_(trigger),
       misses_(window != 0 ? window : capacity, window != 0 ? window : capacity) {}
 
-bool NhitAdmission::admit(const AdmissionQuery& query) {
+Admission NhitAdmission::admit(const AdmissionQuery& query) {
   misses_.increment(query.block);
   const bool below_trigger =
       static_cast<double>(query.used) < trigger_ * static_cast<double>(query.capacity);
   if (below_trigger || misses_.estimate(query.block) >= threshold_) {
     ++admitted_;
-    return true;
+    return {.admitted = true};
   }
   ++refused_;
-  return false;
+  return {};
 }
 
 void NhitAdmission::visit_counters(const CounterVisitor& visit) const {

@@ -20,7 +20,7 @@ class NhitAdmission final : public AdmissionPolicy {
 
   const char* name() const override { return "nhit"; }
   void on_hit(uint64_t, bool) override {}
-  bool admit(const AdmissionQuery& query) override;
+  Admission admit(const AdmissionQuery& query) override;
   void on_evict(uint64_t) override {}
   uint64_t memory_size() const override { return misses_.memory_size(); }
   void visit_counters(const CounterVisitor& visit) const override;

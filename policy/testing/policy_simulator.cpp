@@ -22,10 +22,12 @@ bool PolicySimulator::access(uint64_t block) {
   ++misses_;
   const AdmissionQuery query{block, false, index_.size(), capacity_};
   ReplacementPolicy::Slot slot;
-  if (!admission_->admit(query) || !take_slot(&slot)) return false;
+  const Admission admission = admission_->admit(query);
+  if (!admission || !take_slot(&slot)) return false;
   slot_block_[slot] = block;
   index_.emplace(block, slot);
   replacement_->on_insert(slot, block);
+  if (admission.warm) replacement_->on_hit(slot);  // as the engine does
   ++ssd_writes_;
   return false;
 }

@@ -7,6 +7,7 @@
 
 #include "policy/admission/adaptive_admission.h"
 #include "policy/admission/always_admit.h"
+#include "policy/replacement/clock_policy.h"
 #include "policy/replacement/lru_policy.h"
 #include "policy/testing/reference_caches.h"
 #include "policy/testing/trace_families.h"
@@ -20,16 +21,32 @@ class RecordingAdmission final : public AdmissionPolicy {
   explicit RecordingAdmission(std::vector<std::string>* log) : log_(log) {}
   const char* name() const override { return "recording"; }
   void on_hit(uint64_t block, bool) override { log_->push_back("hit " + std::to_string(block)); }
-  bool admit(const AdmissionQuery& q) override {
+  Admission admit(const AdmissionQuery& q) override {
     log_->push_back("admit " + std::to_string(q.block) + " used " + std::to_string(q.used) +
                     "/" + std::to_string(q.capacity));
-    return q.block < 100;
+    return {.admitted = q.block < 100};
   }
   void on_evict(uint64_t block) override { log_->push_back("evict " + std::to_string(block)); }
   uint64_t memory_size() const override { return 0; }
 
  private:
   std::vector<std::string>* log_;
+};
+
+// Admits every miss, warm for one block.
+class WarmForOne final : public AdmissionPolicy {
+ public:
+  explicit WarmForOne(uint64_t warm) : warm_(warm) {}
+  const char* name() const override { return "warm-for-one"; }
+  void on_hit(uint64_t, bool) override {}
+  Admission admit(const AdmissionQuery& q) override {
+    return {.admitted = true, .warm = q.block == warm_};
+  }
+  void on_evict(uint64_t) override {}
+  uint64_t memory_size() const override { return 0; }
+
+ private:
+  uint64_t warm_;
 };
 
 TEST(PolicySimulatorTest, CountsMissesWritesAndEvictions) {
@@ -54,6 +71,20 @@ TEST(PolicySimulatorTest, DrivesAdmissionLikeTheEngine) {
                                            "evict 2", "admit 500 used 2/2"}));
   EXPECT_EQ(sim.misses(), 5u);
   EXPECT_EQ(sim.ssd_writes(), 3u);  // 500 was refused twice
+}
+
+// A warm admission is reported to replacement as a hit right after the insert. CLOCK, 2 slots:
+// block 1 takes slot 0, block 2 slot 1, each spared one pass of the hand (block 1 two if warm).
+// Cold: for block 3 the hand takes both to 0 and evicts block 1 (slot 0), then block 2 for block
+// 1: no hit. Warm: block 1 is still spared a pass when the hand comes back, so block 2 goes; block
+// 1 hits, and block 3 (spared one pass, in slot 1) goes for block 2.
+TEST(PolicySimulatorTest, AWarmAdmissionIsHitOnceInReplacement) {
+  for (const uint64_t warm : {0, 1}) {
+    PolicySimulator sim(2, std::make_unique<ClockPolicy>(2), std::make_unique<WarmForOne>(warm));
+    std::string hits;
+    for (uint64_t block : {1, 2, 3, 1, 2}) hits += sim.access(block) ? '1' : '0';
+    EXPECT_EQ(hits, warm == 1 ? "00010" : "00000") << warm;
+  }
 }
 
 // The "keep what you have" case: a loop 1.5 times the cache. LRU admitting everything never hits;
