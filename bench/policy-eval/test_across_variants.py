@@ -1,0 +1,53 @@
+"""across-variants.sh: its options checked before any work, and the sizes it hands the engine."""
+import os
+import subprocess
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPT = os.path.join(HERE, "across-variants.sh")
+
+
+def run(*args):
+    return subprocess.run([SCRIPT, *args], capture_output=True, text=True, timeout=120)
+
+
+class AcrossVariantsTest(unittest.TestCase):
+    def test_bad_cache_blocks_are_refused_before_anything_is_written(self):
+        with tempfile.TemporaryDirectory() as out:
+            for bad in ("abc", "15", "17", "0", "", "8k"):
+                r = run("--out", out, "--cache-blocks", bad, "0")
+                self.assertEqual(r.returncode, 2, bad)
+                self.assertIn("--cache-blocks wants an even number of blocks >= 16", r.stderr)
+            self.assertEqual(os.listdir(out), [])
+
+    def test_no_variant_prints_the_usage(self):
+        r = run("--cache-blocks", "16")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("[--cache-blocks C] VARIANT...", r.stderr)
+
+    def test_the_engine_is_run_at_half_and_all_of_the_cache_blocks(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            tools = os.path.join(tmp, "build", "tools")
+            os.makedirs(tools)
+            args_file = os.path.join(tmp, "args")
+            fake = os.path.join(tools, "tiercache")
+            with open(fake, "w") as f:  # records its arguments, then fails the run
+                f.write(f'#!/bin/sh\necho "$@" > {args_file}\nexit 3\n')
+            os.chmod(fake, 0o755)
+            out = os.path.join(tmp, "out")
+            r = run("--build", os.path.join(tmp, "build"), "--out", out,
+                    "--cache-blocks", "64", "0")
+            self.assertEqual(r.returncode, 3)  # the engine's failure ends the run
+            with open(args_file) as f:
+                args = f.read().split()
+            self.assertEqual(args[0], "sim")
+            self.assertEqual(args[args.index("--cache-size") + 1], "128K,256K")
+            traces = [a for a in args if a.endswith(".csv")]
+            self.assertEqual(len(traces), 6)  # the six traces of variant 0, built for 64 blocks
+            with open(os.path.join(out, "v0", "manifest.json")) as f:
+                self.assertIn('"cache_blocks": 64', f.read())
+
+
+if __name__ == "__main__":
+    unittest.main()
