@@ -296,8 +296,8 @@ TEST(AdaptiveAdmissionTest, FirstMissesOfAMovedSetGetInDuringASurge) {
     // The moved set comes back (hits for the 28 admitted, misses at level 1 for the others),
     // then hits on; the surge is over. For one capacity of accesses after it, level 0's recent
     // returns alone (its returns and ended misses, halved every 64 accesses) admit a new block.
-    // After the 28 hits the fast rate is still ~0.28 (0.67 * (31/32)^28) against twice the slow
-    // one (~0.25): the first of the level-1 misses is still admitted in the surge, warm.
+    // The 28 hits decay the fast rate by only (31/32)^28 = 0.41, and the slow one barely: the
+    // first of the level-1 misses is still admitted in the surge, warm.
     for (int i = 4; i < 32; ++i) policy.on_hit(next - 7 * (32 - i), false);
     uint64_t warm = 0;
     for (int i = 0; i < 4; ++i) {
