@@ -35,10 +35,15 @@ AdaptiveAdmission::Params Exact() {
   return p;
 }
 
-bool Admit(AdaptiveAdmission& policy, uint64_t block, uint64_t used = kCapacity) {
+// A read miss of `block` with `used` slots taken; a warm answer must also admit.
+Admission Decide(AdaptiveAdmission& policy, uint64_t block, uint64_t used = kCapacity) {
   const Admission a = policy.admit(AdmissionQuery{block, false, used, kCapacity});
   EXPECT_TRUE(a.admitted || !a.warm);
-  return a.admitted;
+  return a;
+}
+
+bool Admit(AdaptiveAdmission& policy, uint64_t block, uint64_t used = kCapacity) {
+  return Decide(policy, block, used).admitted;
 }
 
 // Blocks 0..31 are admitted while the shard has free slots; queries after that see it full.
@@ -266,10 +271,6 @@ uint64_t SteadyOldSet(AdaptiveAdmission& policy) {
     }
   }
   return next;
-}
-
-Admission Decide(AdaptiveAdmission& policy, uint64_t block) {
-  return policy.admit(AdmissionQuery{block, false, kCapacity, kCapacity});
 }
 
 // The working set moves: new blocks miss far more often than lately (a surge, NewBlockSurge). Its
