@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "cachelib/device/device_wrapper.h"
@@ -75,6 +76,21 @@ class CacheTest : public ::testing::Test {
     EXPECT_EQ(Read(0, data.size()), data);
     ASSERT_EQ(C().lines_untrusted, data.size() / 4096);
   }
+  // One shard of 4 KiB lines behind `admission`, 4 KiB cutoffs, and a core holding
+  // Pattern(seed) over a loop of twice the cache; returns the loop's length in blocks.
+  uint64_t MakeForALoop(const char* admission, uint64_t seed) {
+    CacheOptions o = Deterministic();
+    o.shards = 1;
+    o.policies.admission = admission;
+    o.policies.sequential = kLoopCutoffs;
+    h = std::make_unique<CacheHarness>(8 << 20, 64 << 20, FormatOptions{}, o);
+    h->open();
+    const uint64_t blocks = 2 * C().lines_total;
+    h->core_mem.write_now(0, Pattern(seed, 0, blocks * 4096));
+    return blocks;
+  }
+  static constexpr SequentialOptions kLoopCutoffs{.read_cutoff_bytes = 4096,
+                                                  .write_cutoff_bytes = 4096};
 
   std::unique_ptr<CacheHarness> h;
 };
@@ -962,14 +978,7 @@ TEST_F(CacheTest, PartialSectorRequestsAreByteExactInEveryMode) {
 // hitting the part it filled; a run held less comes from the core whole (no SSD pieces between
 // core pieces of a stream).
 TEST_F(CacheTest, ALongReadStreamFillsTheRoomThenHitsWhatItFilled) {
-  CacheOptions o = Deterministic();
-  o.shards = 1;
-  o.policies.admission = "always";
-  o.policies.sequential = SequentialOptions{.read_cutoff_bytes = 4096, .write_cutoff_bytes = 4096};
-  h = std::make_unique<CacheHarness>(8 << 20, 64 << 20, FormatOptions{}, o);
-  h->open();
-  const uint64_t blocks = 2 * C().lines_total;  // the loop: twice the cache, in 4 KiB reads
-  h->core_mem.write_now(0, Pattern(11, 0, blocks * 4096));
+  const uint64_t blocks = MakeForALoop("always", 11);  // read in 4 KiB reads
   auto sequential = [&] {
     std::map<std::string, uint64_t> out;
     for (const auto& [name, value] : h->cache->policy_report().sequential_counters) {
@@ -1020,6 +1029,50 @@ TEST_F(CacheTest, ALongReadStreamFillsTheRoomThenHitsWhatItFilled) {
   read(11, 16);
   EXPECT_EQ(C().bytes_read_ssd - ssd_bytes, (capacity + 31) * 4096);
   EXPECT_EQ(C().read_hits, capacity + 4);
+}
+
+// Behind a policy that refuses misses (the default, adaptive) the same loop's second pass is
+// handed to admission in the first half cache of what pass 1 covered past the cutoff, and
+// bypassed past it. With `always` put in force live, an extent of more than half the cache is
+// bypassed whole again (`always` would admit its part at every pass and churn); and back.
+TEST_F(CacheTest, AStreamReadAgainIsJudgedInItsFirstHalfCache) {
+  const uint64_t blocks = MakeForALoop("adaptive", 12);  // read in 4 KiB reads
+  auto counter = [&](std::string_view name) {
+    for (const auto& [n, value] : h->cache->policy_report().sequential_counters) {
+      if (n == name) return value;
+    }
+    return ~uint64_t{0};
+  };
+  auto read = [&](uint64_t block) {
+    ASSERT_TRUE(Read(block * 4096, 4096) == Pattern(12, block * 4096, 4096)) << block;
+  };
+  for (int pass = 1; pass <= 2; ++pass) {
+    for (uint64_t b = 0; b < blocks; ++b) ASSERT_NO_FATAL_FAILURE(read(b));
+  }
+  // Pass 1 filled `capacity` lines from block 0 and bypassed the rest. Pass 2: read 0 starts a
+  // new stream (within the cutoff); reads 1 .. repeats start within half the cache's lines of
+  // the extent's start (block 1), every one of them cached, so they hit through the cache.
+  const uint64_t capacity = C().lines_used;
+  const uint64_t repeats = (C().lines_total + 1) / 2;
+  ASSERT_LT(repeats, capacity);
+  EXPECT_EQ(counter("repeated_read_requests"), repeats);
+  EXPECT_EQ(counter("bypassed_read_requests"), 2 * blocks - capacity - 1 - repeats);
+  EXPECT_EQ(C().read_hits, capacity);
+  EXPECT_EQ(C().lines_used, capacity);
+
+  PolicyOptions next;
+  next.sequential = kLoopCutoffs;
+  for (const char* admission : {"always", "adaptive"}) {
+    next.admission = admission;
+    ASSERT_TRUE(testing::SyncSetPolicies(h->loop, *h->cache, next).ok());
+    const uint64_t repeated = counter("repeated_read_requests");
+    const uint64_t bypassed = counter("bypassed_read_requests");
+    ASSERT_NO_FATAL_FAILURE(read(0));  // a new stream, within its cutoff
+    ASSERT_NO_FATAL_FAILURE(read(1));  // past it, at the extent's start
+    const bool refuses = next.admission == "adaptive";
+    EXPECT_EQ(counter("repeated_read_requests"), repeated + (refuses ? 1 : 0)) << admission;
+    EXPECT_EQ(counter("bypassed_read_requests"), bypassed + (refuses ? 0 : 1)) << admission;
+  }
 }
 
 // Each request lands in the histogram of its path once; MemoryDevices complete at the same

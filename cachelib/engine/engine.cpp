@@ -10,6 +10,7 @@
 #include "cachelib/engine/policy_set.h"
 #include "cachelib/engine/ssd_errors.h"
 #include "cachelib/engine/trust_flusher.h"
+#include "policy/admission/admission_factory.h"
 
 namespace tiercache {
 namespace {
@@ -36,6 +37,7 @@ Engine::Engine(Device& ssd_dev, Device& core_dev, std::unique_ptr<MetadataStore>
                  store->info().line_count * store->info().line_size),
       dirty_epochs(opts.cleaning_options.max_dirty_age / 2, opts.background_loop->clock().now()),
       policies_(opts.policies.apply(store->info().policies)) {
+  sequential.set_admission_refuses(AdmissionRefusesMisses(policies_.admission));
   cleaner = std::make_unique<Cleaner>(*this);
   trust_flusher = std::make_unique<TrustFlusher>(*this, *opts.background_loop, opts.trust_interval);
   readahead = std::make_unique<StreamReadahead>(*this, opts.stream_readahead_bytes);

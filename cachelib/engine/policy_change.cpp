@@ -5,6 +5,7 @@
 #include "cachelib/common/clock.h"
 #include "cachelib/common/logger.h"
 #include "cachelib/engine/engine.h"
+#include "policy/admission/admission_factory.h"
 
 namespace tiercache {
 namespace {
@@ -116,6 +117,7 @@ void Engine::learn_policies(std::shared_ptr<PolicyChange> change) {
 void Engine::finish_policy_change(PolicyChange& c) {
   c.report.total = SteadyClock::instance().now() - c.start;
   if (c.report.shards) LogPolicySwap(c.report);
+  sequential.set_admission_refuses(AdmissionRefusesMisses(c.next.admission));
   sequential.reconfigure(c.next.sequential);
   {
     std::lock_guard lock(policies_mu_);

@@ -12,18 +12,20 @@ namespace {
 
 struct Maker {
   std::string_view name;
+  bool refuses;  // whether the policy ever refuses a miss
   std::unique_ptr<AdmissionPolicy> (*make)(const AdmissionOptions&, uint32_t capacity);
 };
 
 constexpr std::array<Maker, 3> kMakers = {{
-    {"always", [](const AdmissionOptions&, uint32_t) -> std::unique_ptr<AdmissionPolicy> {
+    {"always", false, [](const AdmissionOptions&, uint32_t) -> std::unique_ptr<AdmissionPolicy> {
        return std::make_unique<AlwaysAdmit>();
      }},
-    {"nhit", [](const AdmissionOptions& o, uint32_t capacity) -> std::unique_ptr<AdmissionPolicy> {
+    {"nhit", true,
+     [](const AdmissionOptions& o, uint32_t capacity) -> std::unique_ptr<AdmissionPolicy> {
        return std::make_unique<NhitAdmission>(capacity, o.nhit_threshold, o.nhit_trigger,
                                               o.nhit_window);
      }},
-    {"adaptive",
+    {"adaptive", true,
      [](const AdmissionOptions& o, uint32_t capacity) -> std::unique_ptr<AdmissionPolicy> {
        AdaptiveAdmission::Params params;
        params.min_return = o.adaptive_min_return;
@@ -43,6 +45,13 @@ Result<std::unique_ptr<AdmissionPolicy>> MakeAdmissionPolicy(const AdmissionOpti
     if (maker.name == options.name) return maker.make(options, capacity_slots);
   }
   return Status::InvalidArgument("unknown admission policy '" + options.name + "'");  // unreachable
+}
+
+bool AdmissionRefusesMisses(std::string_view name) {
+  for (const Maker& maker : kMakers) {
+    if (maker.name == name) return maker.refuses;
+  }
+  return false;
 }
 
 std::vector<std::string_view> AdmissionPolicyNames() {

@@ -16,6 +16,9 @@ namespace tiercache {
 // InvalidArgument for an unknown name or bad options; `capacity_slots` is the shard's slot count.
 Result<std::unique_ptr<AdmissionPolicy>> MakeAdmissionPolicy(const AdmissionOptions& options,
                                                              uint32_t capacity_slots);
+// Whether the named policy refuses misses it judges unlikely to come back (false for `always`
+// and for unknown names): the engine hands it more of the streams read again.
+bool AdmissionRefusesMisses(std::string_view name);
 // Every name MakeAdmissionPolicy accepts: always, nhit, adaptive.
 std::vector<std::string_view> AdmissionPolicyNames();
 

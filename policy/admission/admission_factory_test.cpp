@@ -22,6 +22,14 @@ TEST(AdmissionFactoryTest, BuildsEveryNamedPolicy) {
   EXPECT_EQ(std::string_view((*standard)->name()), "adaptive");
 }
 
+// Only `always` admits every miss; an unknown name refuses nothing either.
+TEST(AdmissionFactoryTest, SaysWhichPoliciesRefuseMisses) {
+  EXPECT_FALSE(AdmissionRefusesMisses("always"));
+  EXPECT_TRUE(AdmissionRefusesMisses("nhit"));
+  EXPECT_TRUE(AdmissionRefusesMisses("adaptive"));
+  EXPECT_FALSE(AdmissionRefusesMisses("lru"));
+}
+
 TEST(AdmissionFactoryTest, OptionsReachThePolicies) {
   AdmissionOptions options;
   options.name = "nhit";

@@ -6,7 +6,7 @@ namespace tiercache {
 
 SequentialDetector::SequentialDetector(const SequentialOptions& options, uint64_t cache_bytes)
     : repeat_horizon_(kRepeatHorizonCaches * cache_bytes),
-      repeat_max_span_(cache_bytes / 2),
+      repeat_limit_(cache_bytes / 2),
       enabled_(options.enabled),
       reads_(options.enabled ? options.streams : 0, options.read_cutoff_bytes,
              options.enabled ? options.streams : 0, repeat_horizon_),
@@ -28,8 +28,8 @@ bool SequentialDetector::observe(uint64_t offset, uint64_t length, bool is_write
   // Writes are always bypassed past the cutoff: rewriting a stream makes no read hit, and a
   // benchmark's repeated write passes (CrystalDiskMark SEQ1M) would otherwise fill the SSD.
   if (!is_write) {
-    const uint64_t span = d.history.add(offset, length, d.observed_bytes);
-    if (span != 0 && (repeat_max_span_ == 0 || span <= repeat_max_span_)) {
+    const StreamHistory::Overlap again = d.history.add(offset, length, d.observed_bytes);
+    if (again.span != 0 && (repeat_limit_ == 0 || repeats(again))) {
       ++d.repeated_requests;
       d.repeated_bytes += length;
       return false;
@@ -43,6 +43,19 @@ bool SequentialDetector::observe(uint64_t offset, uint64_t length, bool is_write
   ++d.bypassed_requests;
   d.bypassed_bytes += length;
   return true;
+}
+
+// Behind a policy that refuses misses, the first half cache of what is read again: a loop larger
+// than the cache keeps a fixed part (as LIRS does) instead of churning, and the rest of the stream
+// stays whole. Behind `always`, which would admit all of that part at every pass, only an extent
+// that fits in half the cache.
+bool SequentialDetector::repeats(const StreamHistory::Overlap& again) const {
+  return admission_refuses_.load(std::memory_order_relaxed) ? again.into < repeat_limit_
+                                                             : again.span <= repeat_limit_;
+}
+
+void SequentialDetector::set_admission_refuses(bool refuses) {
+  admission_refuses_.store(refuses, std::memory_order_relaxed);
 }
 
 void SequentialDetector::reconfigure(const SequentialOptions& options) {

@@ -2,7 +2,8 @@
 // sequential stream (see SequentialOptions). Streams are tracked by position (StreamTable), reads
 // and writes apart; the first cutoff bytes of every stream are cached, the rest goes to the core,
 // except reads while the cache has room and reads of what read streams covered past the cutoff
-// lately (StreamHistory), when that fits in half the cache.
+// lately (StreamHistory): the first half cache of each such extent behind an admission policy
+// that refuses misses, an extent that fits in half the cache behind one that admits them all.
 // Thread-safe: observe() is called from every event-loop thread. Each direction has its own mutex,
 // held for one scan of at most `streams` stream ends; only reconfigure() allocates.
 #pragma once
@@ -31,8 +32,9 @@ class CacheRoom {
 class SequentialDetector {
  public:
   // What a read stream covered past the cutoff counts as read lately until `kRepeatHorizonCaches`
-  // x `cache_bytes` of reads passed since; a stream reading it again is cached when that extent
-  // spans at most half the cache (cache_bytes 0: as long as it is remembered, at any span).
+  // x `cache_bytes` of reads passed since; a stream reading it again is cached in the first
+  // half cache of that extent, or, behind an admission policy that refuses no miss, when all of
+  // it fits in half the cache (cache_bytes 0: all of it, as long as it is remembered).
   static constexpr uint64_t kRepeatHorizonCaches = 16;
 
   // REQUIRES: options.validate().ok().
@@ -42,11 +44,11 @@ class SequentialDetector {
   // cache: its stream had already spanned at least the direction's cutoff before it arrived.
   // So the request that reaches or crosses the cutoff is still cached; the next one bypasses.
   // Reads past the cutoff are not bypassed (the admission policy judges them like any miss)
-  // when they overlap an extent of at most half the cache that read streams covered past the
-  // cutoff within the horizon (pack files read at each launch), or when `room` (if given) says
-  // the cache has a free line: it holds nothing to protect. A larger extent read again (a loop
-  // larger than the cache) is bypassed: admitting parts of it would churn and cut the disk's
-  // stream into pieces.
+  // when they read again an extent that read streams covered past the cutoff within the horizon
+  // (pack files read at each launch; a table scanned again), within its first half cache (see
+  // set_admission_refuses), or when `room` (if given) says the cache has a free line: it holds
+  // nothing to protect. The rest of a larger extent read again (a loop larger than the cache) is
+  // bypassed: admitting all of it would churn and cut the disk's stream into pieces.
   // Never true when disabled or for length 0. `stream_bytes`, if given, receives the bytes the
   // request's stream spanned before it (0: a new stream, or detection off). Thread-safe.
   bool observe(uint64_t offset, uint64_t length, bool is_write, uint64_t* stream_bytes = nullptr,
@@ -56,6 +58,12 @@ class SequentialDetector {
   // streams already tracked; a changed stream count (or turning detection on or off) starts with
   // no stream. Bypass counters continue. REQUIRES: options.validate().ok(). Thread-safe.
   void reconfigure(const SequentialOptions& options);
+
+  // Whether the admission policy refuses misses (AdmissionRefusesMisses; the engine sets it at
+  // start and at each policy change). Default true: reads within the first half cache of an
+  // extent read again are repeats. False (`always`): only those of an extent of at most half the
+  // cache, as `always` would admit a larger one's part at every pass and churn. Thread-safe.
+  void set_admission_refuses(bool refuses);
 
   // Heap bytes held: 20 per stream per direction and 24 per read stream for the stream
   // history (0 when disabled). Not per cache slot.
@@ -84,8 +92,12 @@ class SequentialDetector {
     uint64_t room_bytes = 0;         // GUARDED_BY(mu)
   };
 
+  // Whether a read past the cutoff that overlaps `again` is a repeat (repeat_limit_ != 0).
+  bool repeats(const StreamHistory::Overlap& again) const;
+
   uint64_t repeat_horizon_;
-  uint64_t repeat_max_span_;  // 0: any
+  uint64_t repeat_limit_;  // half the cache; 0: every extent read again is a repeat, all of it
+  std::atomic<bool> admission_refuses_{true};
   std::atomic<bool> enabled_;
   Direction reads_;
   Direction writes_;

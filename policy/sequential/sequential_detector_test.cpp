@@ -6,6 +6,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <tuple>
 
 namespace tiercache {
 namespace {
@@ -247,18 +248,40 @@ TEST(SequentialDetectorTest, ARepeatIsForgottenAfterSixteenCachesOfReads) {
   }
 }
 
-// A stream reading again an extent of more than half the cache is bypassed again: a loop larger
-// than the cache would churn. The first pass bypasses 4 MiB; with an 8 MiB cache that is a
-// repeat on the second pass, with a 6 MiB one it is not.
-TEST(SequentialDetectorTest, OnlyAnExtentOfAtMostHalfTheCacheIsARepeat) {
-  for (uint64_t cache : {8 * kMiB, 6 * kMiB}) {
+// A stream reading again an extent is cached in the first half cache of it and bypassed past
+// that: a loop larger than the cache keeps a fixed part instead of churning. The first pass
+// bypasses 4 MiB (requests 33-64); on the second pass an 8 MiB cache takes all 32 of them as
+// repeats, a 6 MiB one the 24 that start within 3 MiB of the extent's start, a 2 MiB one 8.
+TEST(SequentialDetectorTest, OnlyTheFirstHalfCacheOfAnExtentIsARepeat) {
+  for (auto [cache, repeats] : {std::pair{8 * kMiB, 32u}, {6 * kMiB, 24u}, {2 * kMiB, 8u}}) {
     SequentialDetector d(SequentialOptions{}, cache);
+    for (int k = 1; k <= 64; ++k) ASSERT_EQ(d.observe(At(0, k), kReq, kRead), k >= 33) << k;
+    for (int k = 1; k <= 64; ++k) {
+      ASSERT_EQ(d.observe(At(0, k), kReq, kRead), k >= 33 + int(repeats)) << cache << " " << k;
+    }
+    auto c = Counters(d);
+    EXPECT_EQ(c["repeated_read_requests"], repeats) << cache;
+    EXPECT_EQ(c["bypassed_read_requests"], 64u - repeats) << cache;
+  }
+}
+
+// Behind `always` (set_admission_refuses(false)) only an extent of at most half the cache is a
+// repeat, all of it: the 4 MiB the first pass bypassed is one with an 8 MiB cache, not with a
+// 6 MiB one. Set back, the first half cache of the extent is a repeat again (24 requests of 32
+// with the 6 MiB cache).
+TEST(SequentialDetectorTest, BehindAlwaysOnlyAnExtentOfAtMostHalfTheCacheIsARepeat) {
+  for (auto [cache, repeats, later] : {std::tuple{8 * kMiB, 32u, 32u}, {6 * kMiB, 0u, 24u}}) {
+    SequentialDetector d(SequentialOptions{}, cache);
+    d.set_admission_refuses(false);
     for (int pass = 1; pass <= 2; ++pass) {
       for (int k = 1; k <= 64; ++k) d.observe(At(0, k), kReq, kRead);
     }
     auto c = Counters(d);
-    EXPECT_EQ(c["repeated_read_requests"], cache == 8 * kMiB ? 32u : 0u) << cache;
-    EXPECT_EQ(c["bypassed_read_requests"], cache == 8 * kMiB ? 32u : 64u) << cache;
+    EXPECT_EQ(c["repeated_read_requests"], repeats) << cache;
+    EXPECT_EQ(c["bypassed_read_requests"], 64u - repeats) << cache;
+    d.set_admission_refuses(true);
+    for (int k = 1; k <= 64; ++k) d.observe(At(0, k), kReq, kRead);
+    EXPECT_EQ(Counters(d)["repeated_read_requests"], repeats + later) << cache;
   }
 }
 

@@ -12,10 +12,10 @@ bool StreamHistory::live(size_t i, uint64_t now) const {
   return start_[i] != end_[i] && (horizon_ == 0 || now - stamp_[i] <= horizon_);
 }
 
-uint64_t StreamHistory::add(uint64_t offset, uint64_t length, uint64_t now) {
+StreamHistory::Overlap StreamHistory::add(uint64_t offset, uint64_t length, uint64_t now) {
   assert(!start_.empty() && length > 0);
   const uint64_t last = offset + length;
-  uint64_t overlapped = 0;
+  Overlap overlapped;
   size_t grow = start_.size();  // the extent the read continues or overlaps, if any
   size_t victim = 0;            // a free or forgotten entry, else the one read longest ago
   bool victim_free = false;
@@ -27,7 +27,9 @@ uint64_t StreamHistory::add(uint64_t offset, uint64_t length, uint64_t now) {
       }
       continue;
     }
-    if (overlapped == 0 && offset < end_[i] && start_[i] < last) overlapped = end_[i] - start_[i];
+    if (overlapped.span == 0 && offset < end_[i] && start_[i] < last) {
+      overlapped = {end_[i] - start_[i], offset > start_[i] ? offset - start_[i] : 0};
+    }
     // Continues the extent (starts at its end) or overlaps it: one stream, one extent.
     if (grow == start_.size() && offset <= end_[i] && start_[i] <= last) grow = i;
     if (!victim_free && stamp_[i] < stamp_[victim]) victim = i;

@@ -17,12 +17,16 @@ class StreamHistory {
   // since it was last read (0: never by age, only when its entry is reused).
   StreamHistory(uint32_t extents, uint64_t horizon);
 
+  // An extent, read within the horizon, that a read overlaps: the read reads it again.
+  struct Overlap {
+    uint64_t span = 0;  // the extent's length before the read was recorded; 0: no overlap
+    uint64_t into = 0;  // bytes from the extent's start to the read's (0: it starts before)
+  };
   // Records that a stream read [offset, offset + length) past the cutoff at `now` (the
   // direction's bytes observed so far): extends the extent it continues or overlaps (and makes
-  // it young), else takes a forgotten entry or the one read longest ago. Returns the length of
-  // the extent, read within the horizon, that the read overlapped before it was recorded (it
-  // reads that extent again); 0 when none. REQUIRES: at least one entry; length > 0.
-  uint64_t add(uint64_t offset, uint64_t length, uint64_t now);
+  // it young), else takes a forgotten entry or the one read longest ago. Returns the extent the
+  // read overlapped before it was recorded, if any. REQUIRES: at least one entry; length > 0.
+  Overlap add(uint64_t offset, uint64_t length, uint64_t now);
 
   uint64_t memory_size() const;
 
