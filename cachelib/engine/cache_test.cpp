@@ -1038,10 +1038,7 @@ TEST_F(CacheTest, ALongReadStreamFillsTheRoomThenHitsWhatItFilled) {
 TEST_F(CacheTest, AStreamReadAgainIsJudgedInItsFirstHalfCache) {
   const uint64_t blocks = MakeForALoop("adaptive", 12);  // read in 4 KiB reads
   auto counter = [&](std::string_view name) {
-    for (const auto& [n, value] : h->cache->policy_report().sequential_counters) {
-      if (n == name) return value;
-    }
-    return ~uint64_t{0};
+    return CounterOf(h->cache->policy_report().sequential_counters, name);
   };
   auto read = [&](uint64_t block) {
     ASSERT_TRUE(Read(block * 4096, 4096) == Pattern(12, block * 4096, 4096)) << block;
