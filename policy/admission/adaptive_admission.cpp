@@ -46,9 +46,18 @@ AdaptiveAdmission::AdaptiveAdmission(uint32_t capacity, const Params& params)
   }
 }
 
-double AdaptiveAdmission::bar() const {
+double AdaptiveAdmission::settled_bar() const {
   return std::max(params_.min_return,
                   evictions_.value(params_.eviction_prior, 0) + params_.margin);
+}
+
+bool AdaptiveAdmission::evictions_young() const {
+  return params_.young_bar > 0 && evictions_.pending > params_.young_ratio * evictions_.events;
+}
+
+double AdaptiveAdmission::bar() const {
+  const double settled = settled_bar();
+  return evictions_young() ? std::min(settled, params_.young_bar) : settled;
 }
 
 double AdaptiveAdmission::return_ratio(int level) const {
@@ -78,7 +87,7 @@ bool AdaptiveAdmission::observe(uint64_t block, bool hit) {
   }
   surge_.on_access();
   const ReturnTracker::Expired expired = returns_.expire(now_, sweep_steps_);
-  evictions_.events += expired.evictions;
+  evictions_.resolve(expired.evictions, 0);
   for (int level = 0; level < kLevels; ++level) {
     levels_[level].resolve(expired.miss_levels[level], 0);  // filled misses: already counted
     recent_[level].resolve(expired.miss_levels[level] + expired.miss_levels[level | kFilled], 0);
@@ -87,8 +96,7 @@ bool AdaptiveAdmission::observe(uint64_t block, bool hit) {
   const auto ret = returns_.on_access(block, now_, hit);
   if (!ret) return recurs;
   if (ret->kind == ReturnTracker::Kind::kEviction) {
-    ++evictions_.events;
-    ++evictions_.returns;
+    evictions_.resolve(1, 1);
     return recurs;
   }
   ReturnRatio& ratio = levels_[ret->level & ~kFilled];
@@ -138,7 +146,9 @@ Admission AdaptiveAdmission::admit(const AdmissionQuery& query) {
   if (full) {
     update_threshold();
     const bool surging = track_surge();
-    admitted = level_admitted(level) || surge_admits(level, surging);
+    admitted = level_admitted(level);
+    if (admitted && return_ratio(level) < settled_bar()) ++young_admitted_;
+    admitted = admitted || surge_admits(level, surging);
   }
   const bool recurs = seen && level == 0;
   if (!admitted && recurs && full && recurring_->admits(query.block)) {
@@ -169,6 +179,7 @@ Admission AdaptiveAdmission::admit(const AdmissionQuery& query) {
 
 void AdaptiveAdmission::on_evict(uint64_t block) {
   left_.insert(block);
+  if (returns_.sampled(block)) ++evictions_.pending;  // record_eviction follows every sampled one
   if (recurring_) recurring_->on_evict(block);
   if (returns_.record_eviction(block, now_)) ++wasted_;
 }
@@ -192,6 +203,7 @@ void AdaptiveAdmission::visit_counters(const CounterVisitor& visit) const {
   visit("surge_admitted", surge_admitted_);
   visit("recent_admitted", recent_admitted_);
   visit("warm_admitted", warm_admitted_);
+  visit("young_admitted", young_admitted_);
   if (recurring_) {  // the share itself is no counter: the engine sums counters over shards
     visit("recurring_hits", recurring_->sampled_hits() << scale);
     visit("recurring_wasted", recurring_->sampled_wasted() << scale);

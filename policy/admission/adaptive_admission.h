@@ -82,6 +82,13 @@ class AdaptiveAdmission final : public AdmissionPolicy {
     // halved every recent_halving capacities, a prior of 0. Defaults 1 and 0.25.
     double surge_hold = 1.0;
     double recent_halving = 0.25;
+    // While the share of evictions that come back is young, the bar is at most young_bar, so a
+    // level whose misses come back that often is admitted. That share counts a return at once
+    // and a non-return a window later, so while most sampled evictions are still within their
+    // window (more than young_ratio times as many as have ended: a shard that just began to
+    // evict, or whose evictions just surged) it reads high. 0 = no ceiling. Defaults 0.35, 2.
+    double young_bar = 0.35;
+    double young_ratio = 2.0;
   };
 
   // Frequency levels (misses counted by the FrequencyTable): 0-1, 2, 3-4, 5-8, 9+.
@@ -104,11 +111,13 @@ class AdaptiveAdmission final : public AdmissionPolicy {
   // threshold (lowest miss count admitted when full; 16 = none), recurring_admitted (misses
   // admitted by RecurringMisses alone), recurring_hits and recurring_wasted (its admissions hit,
   // and evicted unhit; estimated), surges (starts of one), surge_admitted (first misses
-  // admitted during a surge), recent_admitted (misses admitted after one on recent returns) and
-  // warm_admitted (misses admitted warm).
+  // admitted during a surge), recent_admitted (misses admitted after one on recent returns),
+  // warm_admitted (misses admitted warm) and young_admitted (misses whose level cleared the bar
+  // only under young_bar's ceiling).
   void visit_counters(const CounterVisitor& visit) const override;
 
-  // The bar a level's return ratio must clear, and a level's return ratio.
+  // The bar a level's return ratio must clear (with young_bar's ceiling), and a level's return
+  // ratio.
   double bar() const;
   double return_ratio(int level) const;
 
@@ -117,6 +126,9 @@ class AdaptiveAdmission final : public AdmissionPolicy {
   // remembers the block (false when it is off).
   bool observe(uint64_t block, bool hit);
   bool level_admitted(int level) const;
+  // The bar without young_bar's ceiling, and whether the ceiling applies now.
+  double settled_bar() const;
+  bool evictions_young() const;
   void update_threshold();
   // Follows NewBlockSurge at each miss of a full shard; true while new blocks surge in.
   bool track_surge();
@@ -138,11 +150,13 @@ class AdaptiveAdmission final : public AdmissionPolicy {
   bool surging_ = false;
   uint64_t surge_until_ = 0;  // recent_ may admit until this access
   uint64_t surge_hold_;       // accesses
-  // Evictions, counted when resolved (returned or expired), so young ones do not look idle.
+  // Evictions, counted when resolved (returned or expired), so young ones do not look idle;
+  // pending counts the sampled ones within their window.
   ReturnRatio evictions_;
   uint64_t admitted_ = 0, refused_ = 0, probes_ = 0, ghost_hits_ = 0, wasted_ = 0;
   uint64_t refused_since_probe_ = 0, recurring_admitted_ = 0, recalled_ = 0;
   uint64_t surges_ = 0, surge_admitted_ = 0, recent_admitted_ = 0, warm_admitted_ = 0;
+  uint64_t young_admitted_ = 0;
   uint32_t threshold_ = 1;
 };
 

@@ -31,6 +31,7 @@ AdaptiveAdmission::Params Exact() {
   p.recurring = false;  // RecurringMisses' second look is tested on its own, below
   p.ghost = 0;          // and so is the ghost's
   p.surge.ratio = 0;    // and surges of new blocks
+  p.young_bar = 0;      // and the bar's ceiling while evictions are young
   p.frequency_keys = 0.5;
   return p;
 }
@@ -78,6 +79,7 @@ TEST(AdaptiveAdmissionTest, RefusesOneTimeBlocksOnceFull) {
                                                                {"surge_admitted", 0},
                                                                {"recent_admitted", 0},
                                                                {"warm_admitted", 0},
+                                                               {"young_admitted", 0},
                                                                {"recalled", 0}}));
 }
 
@@ -194,6 +196,38 @@ TEST(AdaptiveAdmissionTest, MarginKeepsTheCachedBlockOnATie) {
     policy.on_evict(0);
     EXPECT_EQ(Admit(policy, 0), margin == 0.0) << margin;
     EXPECT_DOUBLE_EQ(policy.bar(), 0.4 + margin);
+  }
+}
+
+// Evictions that come back count at once, those that do not a window later. Just after 8
+// evictions of which 2 came back, the share reads (2 + 1) / (2 + 4) = 0.5 with 6 still pending,
+// more than twice the 2 that ended: the bar is young_bar's 0.35 instead of 0.5, and a level whose
+// ratio is 0.4 gets in. Once the other 6 end without a return the share is (2 + 1) / (8 + 4) =
+// 0.25, the bar settles there, and no ceiling is needed.
+TEST(AdaptiveAdmissionTest, YoungEvictionsCapTheBar) {
+  for (const double young_bar : {0.0, 0.35}) {
+    AdaptiveAdmission::Params p = Exact();
+    p.young_bar = young_bar;
+    AdaptiveAdmission policy(kCapacity, p);
+    Fill(policy);
+    for (uint64_t block = 0; block < kFill; ++block) policy.on_hit(block, false);
+    for (uint64_t block = 0; block < 8; ++block) policy.on_evict(block);
+    EXPECT_DOUBLE_EQ(policy.bar(), 0.25);  // no eviction ended yet: the prior, under the ceiling
+    EXPECT_TRUE(Admit(policy, 0));  // level 1 at its prior 0.5; evictions (1 + 1) / (1 + 4)
+    EXPECT_DOUBLE_EQ(policy.bar(), young_bar == 0 ? 0.4 : 0.35);
+    // Block 1 comes back: evictions (2 + 1) / (2 + 4); level 1 is 2 / (1 + 4) with block 0's
+    // miss pending.
+    EXPECT_EQ(Admit(policy, 1), young_bar != 0) << young_bar;
+    EXPECT_DOUBLE_EQ(policy.return_ratio(1), 2.0 / 6);  // blocks 0 and 1 pending
+    EXPECT_DOUBLE_EQ(policy.bar(), young_bar == 0 ? 0.5 : 0.35);
+    EXPECT_EQ(Counters(policy).at("young_admitted"), young_bar == 0 ? 0u : 1u);
+    // Every pending event ends without a return within two windows (hits on a block whose fill
+    // miss had already ended).
+    for (uint32_t i = 0; i < 2 * kCapacity; ++i) policy.on_hit(20, false);
+    EXPECT_DOUBLE_EQ(policy.bar(), 0.25);  // (2 + 1) / (8 + 4): settled, with or without
+    EXPECT_DOUBLE_EQ(policy.return_ratio(1), 2.0 / 6);  // both misses ended, neither back
+    EXPECT_TRUE(Admit(policy, 2));  // evicted, back too late: level 1, 0.33 clears 0.25
+    EXPECT_EQ(Counters(policy).at("young_admitted"), young_bar == 0 ? 0u : 1u);
   }
 }
 
