@@ -121,8 +121,10 @@ bool AdaptiveAdmission::track_surge() {
 }
 
 bool AdaptiveAdmission::surge_admits(int level, bool surging) {
+  // A young E reads high (young_bar): it does not stop a surge.
   if (surging && level == 0 &&
-      evictions_.value(params_.eviction_prior, 0) < params_.surge_eviction_return) {
+      (evictions_young() ||
+       evictions_.value(params_.eviction_prior, 0) < params_.surge_eviction_return)) {
     ++surge_admitted_;
     return true;
   }

@@ -72,8 +72,9 @@ class AdaptiveAdmission final : public AdmissionPolicy {
     RecurringMisses::Params recurring_params;
     // What a surge of new blocks is (NewBlockSurge); surge.ratio 0 = no surge handling.
     NewBlockSurge::Params surge;
-    // During a surge a first miss is admitted while evictions come back less often than this:
-    // the blocks leaving are the old working set's. Default 0.3.
+    // During a surge a first miss is admitted while evictions come back less often than this
+    // (the blocks leaving are the old working set's), or while that share is young (young_bar
+    // below). Default 0.3.
     double surge_eviction_return = 0.3;
     // Misses admitted during a surge, for whatever reason, are warm. Default on.
     bool surge_warm = true;
@@ -86,7 +87,8 @@ class AdaptiveAdmission final : public AdmissionPolicy {
     // level whose misses come back that often is admitted. That share counts a return at once
     // and a non-return a window later, so while most sampled evictions are still within their
     // window (more than young_ratio times as many as have ended: a shard that just began to
-    // evict, or whose evictions just surged) it reads high. 0 = no ceiling. Defaults 0.35, 2.
+    // evict, or whose evictions just surged) it reads high; nor does it then stop a surge's first
+    // misses (surge_eviction_return). young_bar 0 = neither. Defaults 0.35, 2.
     double young_bar = 0.35;
     double young_ratio = 2.0;
   };

@@ -388,5 +388,27 @@ TEST(AdaptiveAdmissionTest, NoSurgeAdmissionForReturningEvictionsOrARun) {
   }
 }
 
+// Evictions of the old set whose first returns are all E has counted yet: (2 + 1) / (2 + 4) = 0.5,
+// over surge_eviction_return (0.3), with 6 still pending. That young E does not stop the surge.
+TEST(AdaptiveAdmissionTest, AYoungEvictionRatioDoesNotStopASurge) {
+  for (const double young_bar : {0.0, 0.35}) {
+    AdaptiveAdmission::Params p = Exact();
+    p.surge.ratio = 2;
+    p.young_bar = young_bar;
+    AdaptiveAdmission policy(kCapacity, p);
+    Fill(policy);
+    uint64_t next = SteadyOldSet(policy);
+    for (uint64_t block = 50000; block < 50008; ++block) policy.on_evict(block);
+    policy.on_hit(50000, false);  // come back (the engine would report misses; E is the same)
+    policy.on_hit(50001, false);
+    for (int i = 0; i < 32; ++i, next += 7) {
+      EXPECT_EQ(Admit(policy, next), young_bar != 0 && i >= 4) << young_bar << " " << i;
+    }
+    EXPECT_EQ(Counters(policy).at("surges"), 1u);
+    EXPECT_EQ(Counters(policy).at("surge_admitted"), young_bar != 0 ? 28u : 0u);
+    EXPECT_EQ(Counters(policy).at("young_admitted"), 0u);  // level 0 (~0.004) is far below 0.35
+  }
+}
+
 }  // namespace
 }  // namespace tiercache

@@ -116,6 +116,8 @@ bool SetParam(Config& config, const std::string& assignment) {
       {"surge_hold", [&](double v) { p.surge_hold = v; }},
       {"surge_warm", [&](double v) { p.surge_warm = v != 0; }},
       {"recent_halving", [&](double v) { p.recent_halving = v; }},
+      {"young_bar", [&](double v) { p.young_bar = v; }},
+      {"young_ratio", [&](double v) { p.young_ratio = v; }},
   };
   const auto it = setters.find(key);
   if (it == setters.end()) return false;
