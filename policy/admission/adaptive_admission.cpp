@@ -149,7 +149,7 @@ Admission AdaptiveAdmission::admit(const AdmissionQuery& query) {
     update_threshold();
     const bool surging = track_surge();
     admitted = level_admitted(level);
-    if (admitted && return_ratio(level) < settled_bar()) ++young_admitted_;
+    if (admitted && evictions_young() && return_ratio(level) < settled_bar()) ++young_admitted_;
     admitted = admitted || surge_admits(level, surging);
   }
   const bool recurs = seen && level == 0;

@@ -52,6 +52,12 @@ void Fill(AdaptiveAdmission& policy) {
   for (uint64_t block = 0; block < kFill; ++block) ASSERT_TRUE(Admit(policy, block, block));
 }
 
+// Fill, then a hit on every filled block: level 0 has come back (0 + 32 + 2) / (32 + 4).
+void FillAndHit(AdaptiveAdmission& policy) {
+  Fill(policy);
+  for (uint64_t block = 0; block < kFill; ++block) policy.on_hit(block, false);
+}
+
 TEST(AdaptiveAdmissionTest, LevelsFollowMissCounts) {
   const int expected[] = {0, 0, 1, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4};
   for (uint32_t misses = 0; misses < 16; ++misses) {
@@ -99,8 +105,7 @@ TEST(AdaptiveAdmissionTest, RefusedBlockComingBackIsAGhostHitAndGetsIn) {
 
 TEST(AdaptiveAdmissionTest, AdmitsNewBlocksWhenBlocksAreReadTwice) {
   AdaptiveAdmission policy(kCapacity, Exact());
-  Fill(policy);
-  for (uint64_t block = 0; block < kFill; ++block) policy.on_hit(block, false);
+  FillAndHit(policy);
   EXPECT_DOUBLE_EQ(policy.return_ratio(0), 34.0 / 36);
   EXPECT_TRUE(Admit(policy, 2000));
   policy.on_evict(0);
@@ -110,8 +115,7 @@ TEST(AdaptiveAdmissionTest, AdmitsNewBlocksWhenBlocksAreReadTwice) {
 
 TEST(AdaptiveAdmissionTest, EvictedBlocksComingBackRaiseTheBar) {
   AdaptiveAdmission policy(kCapacity, Exact());
-  Fill(policy);
-  for (uint64_t block = 0; block < kFill; ++block) policy.on_hit(block, false);
+  FillAndHit(policy);
   for (uint64_t block = 0; block < 8; ++block) policy.on_evict(block);
   // The k-th to come back finds (k + 1) / (k + 4) of evictions back, against (0 + 2) / (k + 3)
   // for its own level 1 (the earlier ones, not back yet): only the first gets in.
@@ -124,8 +128,7 @@ TEST(AdaptiveAdmissionTest, EvictedBlocksComingBackRaiseTheBar) {
 
 TEST(AdaptiveAdmissionTest, UnreturnedEvictionsCountOnceTheirWindowPassed) {
   AdaptiveAdmission policy(kCapacity, Exact());
-  Fill(policy);
-  for (uint64_t block = 0; block < kFill; ++block) policy.on_hit(block, false);
+  FillAndHit(policy);
   policy.on_evict(0);
   EXPECT_DOUBLE_EQ(policy.bar(), 0.25);  // young evictions do not count yet
   // The sweep covers the tracker once per window, so an expired event is seen within a window.
@@ -190,8 +193,7 @@ TEST(AdaptiveAdmissionTest, MarginKeepsTheCachedBlockOnATie) {
     AdaptiveAdmission::Params p = Exact();
     p.margin = margin;
     AdaptiveAdmission policy(kCapacity, p);
-    Fill(policy);
-    for (uint64_t block = 0; block < kFill; ++block) policy.on_hit(block, false);
+    FillAndHit(policy);
     EXPECT_DOUBLE_EQ(policy.bar(), 0.25 + margin);  // no evictions measured: prior 0.25
     policy.on_evict(0);
     EXPECT_EQ(Admit(policy, 0), margin == 0.0) << margin;
@@ -209,8 +211,7 @@ TEST(AdaptiveAdmissionTest, YoungEvictionsCapTheBar) {
     AdaptiveAdmission::Params p = Exact();
     p.young_bar = young_bar;
     AdaptiveAdmission policy(kCapacity, p);
-    Fill(policy);
-    for (uint64_t block = 0; block < kFill; ++block) policy.on_hit(block, false);
+    FillAndHit(policy);
     for (uint64_t block = 0; block < 8; ++block) policy.on_evict(block);
     EXPECT_DOUBLE_EQ(policy.bar(), 0.25);  // no eviction ended yet: the prior, under the ceiling
     EXPECT_TRUE(Admit(policy, 0));  // level 1 at its prior 0.5; evictions (1 + 1) / (1 + 4)
