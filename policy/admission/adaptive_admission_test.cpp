@@ -229,6 +229,11 @@ TEST(AdaptiveAdmissionTest, YoungEvictionsCapTheBar) {
     EXPECT_DOUBLE_EQ(policy.return_ratio(1), 2.0 / 6);  // both misses ended, neither back
     EXPECT_TRUE(Admit(policy, 2));  // evicted, back too late: level 1, 0.33 clears 0.25
     EXPECT_EQ(Counters(policy).at("young_admitted"), young_bar == 0 ? 0u : 1u);
+    // A settled E may be high and is then true: 3 more evictions (pending, but not more than
+    // twice the 8 that ended) all come back, (5 + 1) / (11 + 4) = 0.4, and no ceiling applies.
+    for (uint64_t block = 20; block < 23; ++block) policy.on_evict(block);
+    for (uint64_t block = 20; block < 23; ++block) policy.on_hit(block, false);
+    EXPECT_DOUBLE_EQ(policy.bar(), 0.4);
   }
 }
 
