@@ -181,9 +181,10 @@ Admission AdaptiveAdmission::admit(const AdmissionQuery& query) {
 
 void AdaptiveAdmission::on_evict(uint64_t block) {
   left_.insert(block);
-  if (returns_.sampled(block)) ++evictions_.pending;  // record_eviction follows every sampled one
   if (recurring_) recurring_->on_evict(block);
-  if (returns_.record_eviction(block, now_)) ++wasted_;
+  const ReturnTracker::EvictionRecord record = returns_.record_eviction(block, now_);
+  if (record.recorded) ++evictions_.pending;
+  if (record.wasted) ++wasted_;
 }
 
 uint64_t AdaptiveAdmission::memory_size() const {

@@ -138,13 +138,13 @@ ReturnTracker::Expired ReturnTracker::expire(uint64_t now, uint32_t steps) {
   return result;
 }
 
-bool ReturnTracker::record_eviction(uint64_t block, uint64_t now) {
+ReturnTracker::EvictionRecord ReturnTracker::record_eviction(uint64_t block, uint64_t now) {
   const Key k = key(block);
-  if (!k.sampled) return false;
+  if (!k.sampled) return {};
   uint64_t* e = find_or_take(k, now);
   const bool wasted = (*e & kUnhit) != 0;
   *e = (now & kStampMask) | (uint64_t{k.fingerprint} << kFingerprintShift) | kPending | kEviction;
-  return wasted;
+  return {.recorded = true, .wasted = wasted};
 }
 
 bool ReturnTracker::take_unhit(uint64_t block) {

@@ -33,8 +33,14 @@ class ReturnTracker {
   // `block` missed at `now`, at frequency `level`; `admitted` = it got a slot. False when the
   // block is not sampled (nothing recorded).
   bool record_miss(uint64_t block, uint64_t now, uint8_t level, bool admitted);
-  // `block` was evicted at `now`; true when it is sampled, had been admitted and was never hit.
-  bool record_eviction(uint64_t block, uint64_t now);
+  // `block` was evicted at `now`: recorded when it is sampled (the eviction is then pending until
+  // it ends), wasted when it also had been admitted and was never hit.
+  struct EvictionRecord {
+    bool recorded = false;
+    bool wasted = false;
+    bool operator==(const EvictionRecord&) const = default;
+  };
+  EvictionRecord record_eviction(uint64_t block, uint64_t now);
   // `block` left the cache, and only waste is asked about (no eviction is recorded): true when
   // it is sampled, had been admitted and was never hit. Its entry is freed.
   bool take_unhit(uint64_t block);

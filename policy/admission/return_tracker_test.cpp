@@ -6,6 +6,9 @@ namespace tiercache {
 namespace {
 
 using Kind = ReturnTracker::Kind;
+using EvictionRecord = ReturnTracker::EvictionRecord;
+constexpr EvictionRecord kWasted{.recorded = true, .wasted = true};
+constexpr EvictionRecord kNotWasted{.recorded = true, .wasted = false};
 
 TEST(ReturnTrackerTest, MissThatComesBackWithinTheWindow) {
   ReturnTracker tracker(64, /*window=*/10, /*sample_shift=*/0);
@@ -24,25 +27,35 @@ TEST(ReturnTrackerTest, MissThatComesBackWithinTheWindow) {
 TEST(ReturnTrackerTest, EvictionsAndWastedAdmissions) {
   ReturnTracker tracker(64, 10, 0);
   tracker.record_miss(7, 1, 1, /*admitted=*/true);
-  EXPECT_TRUE(tracker.record_eviction(7, 3));  // evicted before any hit
+  EXPECT_EQ(tracker.record_eviction(7, 3), kWasted);  // evicted before any hit
   const auto ret = tracker.on_access(7, 8, false);
   ASSERT_TRUE(ret.has_value());
   EXPECT_EQ(ret->kind, Kind::kEviction);
 
   tracker.record_miss(8, 1, 0, true);
   EXPECT_EQ(tracker.on_access(8, 2, /*hit=*/true)->kind, Kind::kMiss);
-  EXPECT_FALSE(tracker.record_eviction(8, 50));  // it was hit: not wasted
+  EXPECT_EQ(tracker.record_eviction(8, 50), kNotWasted);  // it was hit: not wasted
   tracker.record_miss(9, 1, 0, /*admitted=*/false);
-  EXPECT_FALSE(tracker.record_eviction(9, 2));  // refused blocks are never wasted
+  EXPECT_EQ(tracker.record_eviction(9, 2), kNotWasted);  // refused blocks are never wasted
+}
+
+TEST(ReturnTrackerTest, AnEvictionOutsideTheSampleIsNotRecorded) {
+  ReturnTracker tracker(64, 10, 1);  // 1 block in 2 followed
+  uint64_t unsampled = 0;
+  while (tracker.sampled(unsampled)) ++unsampled;
+  tracker.record_miss(unsampled, 1, 0, /*admitted=*/true);
+  EXPECT_EQ(tracker.record_eviction(unsampled, 3), EvictionRecord{});
+  EXPECT_EQ(tracker.on_access(unsampled, 4, false), std::nullopt);
+  EXPECT_EQ(tracker.expire(100, tracker.entries()).evictions, 0u);
 }
 
 TEST(ReturnTrackerTest, UnhitOutlivesTheWindow) {
   ReturnTracker tracker(64, 10, 0);
   tracker.record_miss(3, 1, 0, true);
   EXPECT_EQ(tracker.on_access(3, 100, true), std::nullopt);  // pending part long expired
-  EXPECT_FALSE(tracker.record_eviction(3, 200));             // but the hit was seen
+  EXPECT_EQ(tracker.record_eviction(3, 200), kNotWasted);  // but the hit was seen
   tracker.record_miss(4, 1, 0, true);
-  EXPECT_TRUE(tracker.record_eviction(4, 1000));
+  EXPECT_EQ(tracker.record_eviction(4, 1000), kWasted);
 }
 
 // take_unhit answers "wasted?" and records nothing: the block leaves no pending eviction, and a
@@ -84,9 +97,9 @@ TEST(ReturnTrackerTest, FullBucketDropsTheOldestEntry) {
   ASSERT_EQ(tracker.entries(), 4u);
   for (uint64_t block = 1; block <= 5; ++block) tracker.record_miss(block, block, 0, true);
   EXPECT_EQ(tracker.dropped(), 1u);
-  EXPECT_FALSE(tracker.record_eviction(1, 6));  // its entry was taken by block 5
+  EXPECT_EQ(tracker.record_eviction(1, 6), kNotWasted);  // its entry was taken by block 5
   EXPECT_EQ(tracker.dropped(), 2u);              // and recording 1 again pushed out 2
-  EXPECT_TRUE(tracker.record_eviction(3, 7));
+  EXPECT_EQ(tracker.record_eviction(3, 7), kWasted);
 }
 
 TEST(ReturnTrackerTest, ExpiredMissesAreCountedByLevel) {
