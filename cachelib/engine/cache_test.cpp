@@ -826,6 +826,26 @@ uint64_t CounterOf(const PolicyReport::Counters& counters, std::string_view name
   return ~uint64_t{0};
 }
 
+// A surge of new blocks is the cache's, judged on every shard's new blocks (SurgeBoard): it
+// begins once, at the shard that first sees it, not once in each shard.
+TEST_F(CacheTest, ASurgeOfNewBlocksBeginsOnceForTheWholeCache) {
+  h = std::make_unique<CacheHarness>(32 << 20, 256 << 20, Mode(CacheMode::kWriteThrough), [] {
+    CacheOptions o = Deterministic();
+    o.policies.sequential = SequentialOptions{.enabled = false};
+    return o;
+  }());
+  h->open();
+  const uint64_t lines = C().lines_total;  // 512: 128 per shard; consecutive lines, other shards
+  for (uint64_t i = 0; i < 2 * lines; ++i) Read(i * kLine, 4096);  // every shard fills
+  for (int pass = 0; pass < 8; ++pass) {
+    for (uint64_t i = 0; i < lines / 2; ++i) Read(i * kLine, 4096);  // blocks seen before
+  }
+  auto surges = [&] { return CounterOf(h->cache->policy_report().admission_counters, "surges"); };
+  ASSERT_EQ(surges(), 0u);
+  for (uint64_t i = 2 * lines; i < 2 * lines + lines / 4; ++i) Read(i * kLine, 4096);  // new
+  EXPECT_EQ(surges(), 1u);
+}
+
 // A write-back write that admission refuses goes to the core without waking the cleaner: a
 // refusal is not a shortage of clean lines (a kick would show as one more cleaning decision).
 TEST_F(CacheTest, RefusedWriteDoesNotWakeTheCleaner) {

@@ -62,8 +62,9 @@ Status Engine::init() {
     shard_lines_ = ShardLines(total, ++n, store->info().shard_stripe_lines);
   }
   chunk_shift_ = line_size >= kShardChunkBytes ? 0 : std::countr_zero(kShardChunkBytes / line_size);
+  surge_board_ = std::make_unique<SurgeBoard>(shard_lines_.shards());
   for (uint32_t i = 0; i < shard_lines_.shards(); ++i) {
-    auto made = MakeShardPolicies(policies_, shard_lines_.count(i));
+    auto made = MakeShardPolicies(policies_, shard_lines_.count(i), surge_slot(i));
     if (!made.ok()) return made.status();
     shards_.push_back(std::make_unique<Shard>(shard_lines_, i, sectors_per_line,
                                               std::move(made->replacement),

@@ -210,6 +210,9 @@ class Engine {
   // One live policy change at a time: the superblock and the shards then agree.
   std::atomic<bool> policy_change_running_{false};
 
+  // The shards' new-block rates, on which each judges a surge (set by init(); outlives shards_).
+  std::unique_ptr<SurgeBoard> surge_board_;
+  SurgeSlot surge_slot(uint32_t shard) const { return {surge_board_.get(), shard}; }
   std::vector<std::unique_ptr<Shard>> shards_;
   ShardLines shard_lines_{1, 1, 0};  // which lines each shard owns (set by init())
   // log2 of the lines per shard chunk (kShardChunkBytes / line_size, at least one line).

@@ -52,7 +52,7 @@ void Engine::set_policies(const PolicyOptions& next, IoCallback done) {
   const PolicyOptions previous = policies();
   auto change = std::make_shared<PolicyChange>();
   for (const auto& shard : shards_) {
-    auto p = MakeChangedPolicies(previous, next, shard->line_count());
+    auto p = MakeChangedPolicies(previous, next, shard->line_count(), surge_slot(shard->number()));
     if (!p.ok()) {
       policy_change_running_.store(false, std::memory_order_release);
       return refuse(p.status());

@@ -9,20 +9,21 @@
 
 namespace tiercache {
 
-Result<ShardPolicies> MakeShardPolicies(const PolicyOptions& options, uint32_t lines) {
+Result<ShardPolicies> MakeShardPolicies(const PolicyOptions& options, uint32_t lines,
+                                        SurgeSlot surge) {
   TC_RETURN_IF_ERROR(options.validate());
   ShardPolicies p;
   auto replacement = MakeReplacementPolicy(ReplacementOptions{.name = options.replacement}, lines);
   if (!replacement.ok()) return replacement.status();
   p.replacement = std::move(replacement).value();
-  auto admission = MakeAdmissionPolicy(AdmissionOptions{.name = options.admission}, lines);
+  auto admission = MakeAdmissionPolicy(AdmissionOptions{.name = options.admission}, lines, surge);
   if (!admission.ok()) return admission.status();
   p.admission = std::move(admission).value();
   return p;
 }
 
 Result<ShardPolicies> MakeChangedPolicies(const PolicyOptions& current, const PolicyOptions& next,
-                                          uint32_t lines) {
+                                          uint32_t lines, SurgeSlot surge) {
   ShardPolicies p;
   if (next.replacement != current.replacement) {
     auto made = MakeReplacementPolicy(ReplacementOptions{.name = next.replacement}, lines);
@@ -30,7 +31,7 @@ Result<ShardPolicies> MakeChangedPolicies(const PolicyOptions& current, const Po
     p.replacement = std::move(made).value();
   }
   if (next.admission != current.admission) {
-    auto made = MakeAdmissionPolicy(AdmissionOptions{.name = next.admission}, lines);
+    auto made = MakeAdmissionPolicy(AdmissionOptions{.name = next.admission}, lines, surge);
     if (!made.ok()) return made.status();
     p.admission = std::move(made).value();
   }

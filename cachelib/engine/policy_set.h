@@ -9,6 +9,7 @@
 
 #include "cachelib/common/status.h"
 #include "policy/admission/admission_policy.h"
+#include "policy/admission/surge_board.h"
 #include "policy/policy_options.h"
 #include "policy/replacement/replacement_policy.h"
 
@@ -21,14 +22,16 @@ struct ShardPolicies {
   std::unique_ptr<AdmissionPolicy> admission;
 };
 
-// Policies for a shard of `lines` cache lines; InvalidArgument for an unknown name.
-Result<ShardPolicies> MakeShardPolicies(const PolicyOptions& options, uint32_t lines);
+// Policies for a shard of `lines` cache lines, whose admission judges surges on `surge` (the
+// cache's SurgeBoard, this shard's slot); InvalidArgument for an unknown name.
+Result<ShardPolicies> MakeShardPolicies(const PolicyOptions& options, uint32_t lines,
+                                        SurgeSlot surge);
 
 // For a live change from `current` to `next` (validated by the caller): the policies whose names
 // differ, for a shard of `lines` lines; the others stay null (the shard keeps its own and what
 // they learned).
 Result<ShardPolicies> MakeChangedPolicies(const PolicyOptions& current, const PolicyOptions& next,
-                                          uint32_t lines);
+                                          uint32_t lines, SurgeSlot surge);
 
 // Calls visit(name, sum over shards) for every counter `each` reports, in first-seen order.
 void SumCounters(const std::vector<std::unique_ptr<Shard>>& shards,

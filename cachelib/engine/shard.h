@@ -70,6 +70,7 @@ class Shard {
   // Makes a free line hold `record` (used at load).
   void install(uint32_t id, const LineRecord& record);
 
+  uint32_t number() const { return number_; }
   bool owns(uint32_t id) const { return id < lines_.lines() && lines_.shard_of(id) == number_; }
   uint64_t core_line(uint32_t id) const { return slots_.core_line(local(id)); }
   SectorBits valid(uint32_t id) const { return slots_.valid(local(id)); }

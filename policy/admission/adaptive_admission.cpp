@@ -26,7 +26,7 @@ uint32_t AdaptiveAdmission::AutoSampleShift(uint32_t capacity) {
   return log2 > kSamplesLog2 ? log2 - kSamplesLog2 : 0;
 }
 
-AdaptiveAdmission::AdaptiveAdmission(uint32_t capacity, const Params& params)
+AdaptiveAdmission::AdaptiveAdmission(uint32_t capacity, const Params& params, SurgeSlot surge)
     : params_(params),
       misses_(static_cast<uint32_t>(CapacityScaled(params_.frequency_keys, capacity)),
               CapacityScaled(params_.frequency_halving, capacity)),
@@ -36,7 +36,8 @@ AdaptiveAdmission::AdaptiveAdmission(uint32_t capacity, const Params& params)
       miss_period_(CapacityScaled(params_.miss_halving, capacity)),
       eviction_period_(CapacityScaled(params_.eviction_halving, capacity)),
       recent_period_(CapacityScaled(params_.recent_halving, capacity)),
-      surge_(capacity, params_.surge),
+      surge_(capacity, params_.surge, surge),
+      on_board_(surge.board != nullptr),
       surge_hold_(static_cast<uint64_t>(params_.surge_hold * capacity)) {
   const uint64_t window = CapacityScaled(params_.window, capacity);
   sweep_steps_ = static_cast<uint32_t>((returns_.entries() + window - 1) / window);
@@ -113,9 +114,9 @@ bool AdaptiveAdmission::observe(uint64_t block, bool hit) {
 void AdaptiveAdmission::on_hit(uint64_t block, bool) { observe(block, true); }
 
 bool AdaptiveAdmission::track_surge() {
-  const bool surging = surge_.surging();
-  if (surging && !surging_) ++surges_;
-  surging_ = surging;
+  const bool was = surge_.surging();
+  const bool surging = surge_.judge();
+  if (surging && !was) ++surges_;
   if (surging) surge_until_ = now_ + surge_hold_;
   return surging;
 }
@@ -168,7 +169,7 @@ Admission AdaptiveAdmission::admit(const AdmissionQuery& query) {
   if (!admitted) left_.insert(query.block);
   // A surge's blocks are the working set moving in: without a hit's standing CLOCK evicts them
   // before the old set's, whose blocks were hit, and the evictions that come back raise the bar.
-  const bool warm = admitted && full && surging_ && params_.surge_warm;
+  const bool warm = admitted && full && surge_.surging() && params_.surge_warm;
   if (warm) ++warm_admitted_;
   // A miss that filled a free slot was no decision: it counts at once as not back (until it is),
   // so a scan that follows the fill meets the evidence of the fill's one-time reads.
@@ -189,7 +190,7 @@ void AdaptiveAdmission::on_evict(uint64_t block) {
 
 uint64_t AdaptiveAdmission::memory_size() const {
   return misses_.memory_size() + left_.memory_size() + returns_.memory_size() +
-         (recurring_ ? recurring_->memory_size() : 0);
+         (recurring_ ? recurring_->memory_size() : 0) + (on_board_ ? SurgeBoard::kSlotBytes : 0);
 }
 
 void AdaptiveAdmission::visit_counters(const CounterVisitor& visit) const {

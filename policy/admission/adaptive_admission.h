@@ -100,7 +100,8 @@ class AdaptiveAdmission final : public AdmissionPolicy {
   static int Level(uint32_t misses);
   static uint32_t AutoSampleShift(uint32_t capacity);
 
-  AdaptiveAdmission(uint32_t capacity, const Params& params);
+  // `surge`: the cache's SurgeBoard and this shard's slot there, if the cache has more shards.
+  AdaptiveAdmission(uint32_t capacity, const Params& params, SurgeSlot surge = {});
   explicit AdaptiveAdmission(uint32_t capacity) : AdaptiveAdmission(capacity, Params{}) {}
 
   const char* name() const override { return "adaptive"; }
@@ -149,7 +150,7 @@ class AdaptiveAdmission final : public AdmissionPolicy {
   std::array<ReturnRatio, kLevels> levels_{};  // misses, counted when they happen
   std::array<ReturnRatio, kLevels> recent_{};  // misses, counted when they end
   NewBlockSurge surge_;
-  bool surging_ = false;
+  bool on_board_;  // its slot of the board counts in memory_size()
   uint64_t surge_until_ = 0;  // recent_ may admit until this access
   uint64_t surge_hold_;       // accesses
   // Evictions, counted when resolved (returned or expired), so young ones do not look idle;

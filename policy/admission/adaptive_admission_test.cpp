@@ -30,7 +30,10 @@ AdaptiveAdmission::Params Exact() {
   p.pending_weight = 1;
   p.recurring = false;  // RecurringMisses' second look is tested on its own, below
   p.ghost = 0;          // and so is the ghost's
-  p.surge.ratio = 0;    // and surges of new blocks
+  p.surge.ratio = 0;    // and surges of new blocks; the surge tests' figures are worked out
+  p.surge.fast = 0.125;  // for these time constants (32 and 1024 accesses), without the
+  p.surge.slow = 4;      // end_ratio's hysteresis
+  p.surge.end_ratio = 2;
   p.young_bar = 0;      // and the bar's ceiling while evictions are young
   p.frequency_keys = 0.5;
   return p;
@@ -413,6 +416,29 @@ TEST(AdaptiveAdmissionTest, AYoungEvictionRatioDoesNotStopASurge) {
     EXPECT_EQ(Counters(policy).at("surges"), 1u);
     EXPECT_EQ(Counters(policy).at("surge_admitted"), young_bar != 0 ? 28u : 0u);
     EXPECT_EQ(Counters(policy).at("young_admitted"), 0u);  // level 0 (~0.004) is far below 0.35
+  }
+}
+
+// Shards judge a surge on the cache's new blocks (a SurgeBoard): shard 0's first miss of a new
+// block is admitted when shard 1's new blocks surge, though shard 0 sees no more than before.
+TEST(AdaptiveAdmissionTest, AShardAdmitsFirstMissesWhileTheCacheSurges) {
+  for (const bool board_on : {false, true}) {
+    AdaptiveAdmission::Params p = Exact();
+    p.surge.ratio = 2;
+    SurgeBoard board(2);
+    AdaptiveAdmission quiet(kCapacity, p, board_on ? SurgeSlot{&board, 0} : SurgeSlot{});
+    AdaptiveAdmission moved(kCapacity, p, board_on ? SurgeSlot{&board, 1} : SurgeSlot{});
+    Fill(quiet);
+    Fill(moved);
+    uint64_t next_quiet = SteadyOldSet(quiet);
+    uint64_t next_moved = SteadyOldSet(moved) + 1000000;
+    // 32 scattered new blocks at shard 1: its fast rate ~0.67, the mean (0.67 + ~0.1) / 2.
+    for (int i = 0; i < 32; ++i, next_moved += 7) Admit(moved, next_moved);
+    EXPECT_EQ(Admit(quiet, next_quiet), board_on) << board_on;
+    EXPECT_EQ(Counters(quiet).at("surge_admitted"), board_on ? 1u : 0u);
+    // One surge of the cache counts once, at the shard that saw it begin.
+    EXPECT_EQ(Counters(quiet).at("surges") + Counters(moved).at("surges"), 1u);
+    EXPECT_EQ(Counters(moved).at("surges"), 1u);
   }
 }
 

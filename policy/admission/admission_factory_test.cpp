@@ -51,6 +51,20 @@ TEST(AdmissionFactoryTest, OptionsReachThePolicies) {
   }
 }
 
+// The cache's SurgeBoard reaches `adaptive`: it publishes its rates in its slot, and the slot
+// counts in its memory.
+TEST(AdmissionFactoryTest, AdaptiveJudgesSurgesOnTheBoardItIsGiven) {
+  SurgeBoard board(2);
+  auto alone = MakeAdmissionPolicy(AdmissionOptions{}, 1024);
+  auto shard = MakeAdmissionPolicy(AdmissionOptions{}, 1024, SurgeSlot{&board, 1});
+  ASSERT_TRUE(alone.ok());
+  ASSERT_TRUE(shard.ok());
+  EXPECT_EQ((*shard)->memory_size(), (*alone)->memory_size() + SurgeBoard::kSlotBytes);
+  EXPECT_EQ(board.mean().fast, 0.0);
+  (*shard)->admit(AdmissionQuery{9, false, 0, 1024});  // a new block at its first access
+  EXPECT_DOUBLE_EQ(board.mean().fast, 0.5);  // slot 1 reads 1 new block per access, slot 0 none
+}
+
 TEST(AdmissionFactoryTest, RejectsBadOptions) {
   AdmissionOptions options;
   options.name = "lfu";

@@ -4,7 +4,8 @@
 
 namespace tiercache {
 
-NewBlockSurge::NewBlockSurge(uint32_t capacity, const Params& params) : params_(params) {
+NewBlockSurge::NewBlockSurge(uint32_t capacity, const Params& params, SurgeSlot slot)
+    : params_(params), slot_(slot) {
   fast_.keep = 1 - 1 / std::max(1.0, params_.fast * capacity);
   slow_.keep = 1 - 1 / std::max(1.0, params_.slow * capacity);
 }
@@ -16,11 +17,24 @@ void NewBlockSurge::on_new_block(uint64_t block) {
   if (run) return;
   fast_.add();
   slow_.add();
+  if (slot_.board != nullptr) slot_.board->publish(slot_.index, own_rates());
 }
 
-bool NewBlockSurge::surging() const {
-  const double fast = fast_.rate();
-  return params_.ratio > 0 && fast >= params_.floor && fast >= params_.ratio * slow_.rate();
+SurgeBoard::Rates NewBlockSurge::rates() const {
+  return slot_.board != nullptr ? slot_.board->mean() : own_rates();
+}
+
+bool NewBlockSurge::judge() {
+  const SurgeBoard::Rates now = rates();
+  const double ratio = surging() ? std::min(params_.ratio, params_.end_ratio) : params_.ratio;
+  const bool surging =
+      params_.ratio > 0 && now.fast >= params_.floor && now.fast >= ratio * now.slow;
+  if (slot_.board != nullptr) {
+    slot_.board->set_surging(surging);
+  } else {
+    surging_ = surging;
+  }
+  return surging;
 }
 
 }  // namespace tiercache

@@ -3,35 +3,51 @@
 // weighted rates of such misses per access, a fast and a slow one (both bias-corrected, so a
 // young shard reads its rate, not zero). A new block right after the previous one counts once
 // with it: a run is one stream, which sequential bypass judges, not a set of scattered blocks.
+// With a SurgeBoard the shard publishes its rates and judges the mean of all shards'.
 // A few doubles; not thread-safe (one per shard, under the shard lock).
 #pragma once
 
 #include <cstdint>
+
+#include "policy/admission/surge_board.h"
 
 namespace tiercache {
 
 class NewBlockSurge {
  public:
   struct Params {
-    // Time constants of the two rates, in capacities of accesses. Defaults 0.125 and 4.
-    double fast = 0.125;
-    double slow = 4.0;
-    // A surge: the fast rate is at least `ratio` times the slow one and at least `floor` new
-    // blocks per access. ratio 0 = never. Defaults 2 and 0.2.
+    // Time constants of the two rates, in capacities of accesses. With a board each shard sees
+    // 1/n of the accesses, so the mean of n shards' rates follows these many capacities of the
+    // whole cache's accesses. Defaults 1/32 and 1 (0.125 and 4 until 2026-12-06, judged alone).
+    double fast = 1.0 / 32;
+    double slow = 1.0;
+    // A surge begins when the fast rate is at least `ratio` times the slow one and at least
+    // `floor` new blocks per access, and lasts while it stays at least `end_ratio` times the slow
+    // one (the slow rate rises with the surge, and the new set's later first misses still
+    // count). ratio 0 = never. Defaults 2, 0.2 and 1.5.
     double ratio = 2.0;
     double floor = 0.2;
+    double end_ratio = 1.5;
   };
 
-  NewBlockSurge(uint32_t capacity, const Params& params);
+  NewBlockSurge(uint32_t capacity, const Params& params, SurgeSlot slot = {});
 
   // Every access (hit or miss), before a miss of it is reported.
   void on_access() {
     fast_.decay();
     slow_.decay();
+    if (slot_.board != nullptr) slot_.board->publish(slot_.index, own_rates());
   }
   // The access was a miss of a block never seen (or long forgotten).
   void on_new_block(uint64_t block);
-  bool surging() const;
+  // Whether new blocks surge in now, on the board's mean rates if there is one; remembers the
+  // answer (on the board if there is one), on which the end of a surge depends. Call at each
+  // miss that may need it.
+  bool judge();
+  // The last answer, this shard's or any shard's on the board.
+  bool surging() const { return slot_.board != nullptr ? slot_.board->surging() : surging_; }
+  // The rates judge() reads: the board's mean, or this shard's own.
+  SurgeBoard::Rates rates() const;
   double fast_rate() const { return fast_.rate(); }
   double slow_rate() const { return slow_.rate(); }
 
@@ -48,11 +64,14 @@ class NewBlockSurge {
     void add() { events += 1 - keep; }
     double rate() const { return weight > 0 ? events / weight : 0; }
   };
+  SurgeBoard::Rates own_rates() const { return {.fast = fast_.rate(), .slow = slow_.rate()}; }
 
   Params params_;
+  SurgeSlot slot_;
   Rate fast_, slow_;
   uint64_t last_block_ = 0;
   bool any_block_ = false;  // last_block_ is set
+  bool surging_ = false;    // judge()'s last answer, without a board
 };
 
 }  // namespace tiercache

@@ -112,6 +112,7 @@ bool SetParam(Config& config, const std::string& assignment) {
       {"surge_floor", [&](double v) { p.surge.floor = v; }},
       {"surge_fast", [&](double v) { p.surge.fast = v; }},
       {"surge_slow", [&](double v) { p.surge.slow = v; }},
+      {"surge_end_ratio", [&](double v) { p.surge.end_ratio = v; }},
       {"surge_eviction_return", [&](double v) { p.surge_eviction_return = v; }},
       {"surge_hold", [&](double v) { p.surge_hold = v; }},
       {"surge_warm", [&](double v) { p.surge_warm = v != 0; }},
