@@ -36,6 +36,7 @@ AdaptiveAdmission::AdaptiveAdmission(uint32_t capacity, const Params& params, Su
       miss_period_(CapacityScaled(params_.miss_halving, capacity)),
       eviction_period_(CapacityScaled(params_.eviction_halving, capacity)),
       recent_period_(CapacityScaled(params_.recent_halving, capacity)),
+      surge_memory_period_(CapacityScaled(params_.surge_memory, capacity)),
       surge_(capacity, params_.surge, surge),
       on_board_(surge.board != nullptr),
       surge_hold_(static_cast<uint64_t>(params_.surge_hold * capacity)) {
@@ -83,15 +84,19 @@ bool AdaptiveAdmission::observe(uint64_t block, bool hit) {
     for (ReturnRatio& r : levels_) r.halve();
   }
   if (now_ % eviction_period_ == 0) evictions_.halve();
+  if (now_ % surge_memory_period_ == 0) surge_returns_.halve();
   if (now_ % recent_period_ == 0) {
     for (ReturnRatio& r : recent_) r.halve();
   }
   surge_.on_access();
   const ReturnTracker::Expired expired = returns_.expire(now_, sweep_steps_);
   evictions_.resolve(expired.evictions, 0);
+  const uint32_t surged = expired.miss_levels[kSurgeAdmitted];
+  surge_returns_.resolve(surged, 0);
   for (int level = 0; level < kLevels; ++level) {
-    levels_[level].resolve(expired.miss_levels[level], 0);  // filled misses: already counted
-    recent_[level].resolve(expired.miss_levels[level] + expired.miss_levels[level | kFilled], 0);
+    const uint32_t decided = expired.miss_levels[level] + (level == 0 ? surged : 0);
+    levels_[level].resolve(decided, 0);  // filled misses: already counted
+    recent_[level].resolve(decided + expired.miss_levels[level | kFilled], 0);
   }
   const bool recurs = recurring_ && recurring_->observe(block, now_, hit);
   const auto ret = returns_.on_access(block, now_, hit);
@@ -100,8 +105,10 @@ bool AdaptiveAdmission::observe(uint64_t block, bool hit) {
     evictions_.resolve(1, 1);
     return recurs;
   }
-  ReturnRatio& ratio = levels_[ret->level & ~kFilled];
-  recent_[ret->level & ~kFilled].resolve(1, 1);  // never pending: counted when it ends
+  if (ret->level == kSurgeAdmitted) surge_returns_.resolve(1, 1);
+  const int level = ret->level == kSurgeAdmitted ? 0 : ret->level & ~kFilled;
+  ReturnRatio& ratio = levels_[level];
+  recent_[level].resolve(1, 1);  // never pending: counted when it ends
   if (ret->level & kFilled) {
     ratio.returns = std::min(ratio.returns + 1, ratio.events);  // its miss may predate a halving
   } else {
@@ -121,19 +128,24 @@ bool AdaptiveAdmission::track_surge() {
   return surging;
 }
 
-bool AdaptiveAdmission::surge_admits(int level, bool surging) {
+AdaptiveAdmission::SurgeAdmission AdaptiveAdmission::surge_admits(int level, bool surging) {
   // A young E reads high (young_bar): it does not stop a surge.
   if (surging && level == 0 &&
       (evictions_young() ||
        evictions_.value(params_.eviction_prior, 0) < params_.surge_eviction_return)) {
-    ++surge_admitted_;
-    return true;
+    // Only what comes back counts, pending admissions not at all: a surge is over before its
+    // first admissions' window has passed, and the next surge is judged on them.
+    if (surge_returns_.value(kLevelPrior, 0) >= bar()) {
+      ++surge_admitted_;
+      return SurgeAdmission::kFirstMiss;
+    }
+    ++surge_held_;
   }
   if (now_ < surge_until_ && recent_[level].value(0, 0) >= bar()) {
     ++recent_admitted_;
-    return true;
+    return SurgeAdmission::kRecent;
   }
-  return false;
+  return SurgeAdmission::kNo;
 }
 
 Admission AdaptiveAdmission::admit(const AdmissionQuery& query) {
@@ -146,12 +158,14 @@ Admission AdaptiveAdmission::admit(const AdmissionQuery& query) {
   if (level == 0) surge_.on_new_block(query.block);
   const bool full = query.used >= query.capacity;
   bool admitted = !full;
+  SurgeAdmission by_surge = SurgeAdmission::kNo;
   if (full) {
     update_threshold();
     const bool surging = track_surge();
     admitted = level_admitted(level);
     if (admitted && evictions_young() && return_ratio(level) < settled_bar()) ++young_admitted_;
-    admitted = admitted || surge_admits(level, surging);
+    if (!admitted) by_surge = surge_admits(level, surging);
+    admitted = admitted || by_surge != SurgeAdmission::kNo;
   }
   const bool recurs = seen && level == 0;
   if (!admitted && recurs && full && recurring_->admits(query.block)) {
@@ -173,9 +187,11 @@ Admission AdaptiveAdmission::admit(const AdmissionQuery& query) {
   if (warm) ++warm_admitted_;
   // A miss that filled a free slot was no decision: it counts at once as not back (until it is),
   // so a scan that follows the fill meets the evidence of the fill's one-time reads.
-  const uint8_t code = static_cast<uint8_t>(level | (full ? 0 : kFilled));
+  const bool surged = by_surge == SurgeAdmission::kFirstMiss;
+  const uint8_t code = surged ? kSurgeAdmitted : static_cast<uint8_t>(level | (full ? 0 : kFilled));
   if (returns_.record_miss(query.block, now_, code, admitted)) {
     full ? ++levels_[level].pending : ++levels_[level].events;
+    if (surged) ++surge_returns_.pending;
   }
   return {.admitted = admitted, .warm = warm};
 }
@@ -205,6 +221,7 @@ void AdaptiveAdmission::visit_counters(const CounterVisitor& visit) const {
   visit("recurring_admitted", recurring_admitted_);
   visit("surges", surges_);
   visit("surge_admitted", surge_admitted_);
+  visit("surge_held", surge_held_);
   visit("recent_admitted", recent_admitted_);
   visit("warm_admitted", warm_admitted_);
   visit("young_admitted", young_admitted_);

@@ -2,9 +2,10 @@
 // admitted; once full, a miss is admitted when misses at its frequency level have lately come back
 // soon (within about one cache turnover, so they would have been hits) at least as often as a bar:
 // min_return, raised to the share of evicted blocks that come back plus a margin (each admission
-// evicts one; on a tie the cached block stays). While new blocks surge in (NewBlockSurge: a moved
-// working set), first misses get in when evictions rarely come back, and for a while after a
-// level's recent returns alone may clear the bar, so a moved hot set is not refused for a window.
+// evicts one; on a tie the cached block stays). While new blocks surge in (NewBlockSurge, judged
+// on the whole cache's rates: a moved working set), first misses get in when evictions rarely come
+// back and the earlier surges' first misses did, and for a while after a level's recent returns
+// alone may clear the bar, so a moved hot set is not refused for a window.
 // What a surge admits is warm (Admission::warm): the old set's blocks were hit, and CLOCK would
 // otherwise keep them a turn longer than the new set's.
 // Levels come from a FrequencyTable of misses; a first miss whose block the cache recently refused
@@ -76,6 +77,11 @@ class AdaptiveAdmission final : public AdmissionPolicy {
     // (the blocks leaving are the old working set's), or while that share is young (young_bar
     // below). Default 0.3.
     double surge_eviction_return = 0.3;
+    // ... and while the first misses surges admitted lately came back at least as often as the
+    // bar asks of a level (a moved hot set's do; a loop's forgotten blocks, which come in bursts
+    // too, come back a loop later): their returns are halved every surge_memory capacities, so
+    // one loop's lesson outlasts the gaps between its bursts. Default 16.
+    double surge_memory = 16;
     // Misses admitted during a surge, for whatever reason, are warm. Default on.
     bool surge_warm = true;
     // For surge_hold capacities of accesses after a surge, a level is also admitted when its
@@ -97,6 +103,8 @@ class AdaptiveAdmission final : public AdmissionPolicy {
   static constexpr int kLevels = 5;
   // Tracker level code of a miss that filled a free slot (counted when it happened).
   static constexpr uint8_t kFilled = 8;
+  // Tracker level code of a level-0 miss a surge admitted (a level-0 miss for levels_ too).
+  static constexpr uint8_t kSurgeAdmitted = kLevels;
   static int Level(uint32_t misses);
   static uint32_t AutoSampleShift(uint32_t capacity);
 
@@ -114,7 +122,8 @@ class AdaptiveAdmission final : public AdmissionPolicy {
   // threshold (lowest miss count admitted when full; 16 = none), recurring_admitted (misses
   // admitted by RecurringMisses alone), recurring_hits and recurring_wasted (its admissions hit,
   // and evicted unhit; estimated), surges (starts of one), surge_admitted (first misses
-  // admitted during a surge), recent_admitted (misses admitted after one on recent returns),
+  // admitted during a surge), surge_held (first misses a surge would have admitted but for its
+  // earlier admissions' returns), recent_admitted (misses admitted after one on recent returns),
   // warm_admitted (misses admitted warm) and young_admitted (misses whose level cleared the bar
   // only under young_bar's ceiling).
   void visit_counters(const CounterVisitor& visit) const override;
@@ -136,8 +145,9 @@ class AdaptiveAdmission final : public AdmissionPolicy {
   // Follows NewBlockSurge at each miss of a full shard; true while new blocks surge in.
   bool track_surge();
   // Whether a full shard admits a miss of `level`, refused on its level's ratio, for a surge's
-  // sake (`surging`: one is going on).
-  bool surge_admits(int level, bool surging);
+  // sake (`surging`: one is going on): as a surge's first miss, or on recent returns after one.
+  enum class SurgeAdmission { kNo, kFirstMiss, kRecent };
+  SurgeAdmission surge_admits(int level, bool surging);
 
   Params params_;
   FrequencyTable misses_;
@@ -149,6 +159,8 @@ class AdaptiveAdmission final : public AdmissionPolicy {
   std::unique_ptr<RecurringMisses> recurring_;  // null when Params::recurring is off
   std::array<ReturnRatio, kLevels> levels_{};  // misses, counted when they happen
   std::array<ReturnRatio, kLevels> recent_{};  // misses, counted when they end
+  ReturnRatio surge_returns_;  // the first misses surges admitted (also in levels_[0])
+  uint64_t surge_memory_period_;  // accesses between halvings of surge_returns_
   NewBlockSurge surge_;
   bool on_board_;  // its slot of the board counts in memory_size()
   uint64_t surge_until_ = 0;  // recent_ may admit until this access
@@ -159,7 +171,7 @@ class AdaptiveAdmission final : public AdmissionPolicy {
   uint64_t admitted_ = 0, refused_ = 0, probes_ = 0, ghost_hits_ = 0, wasted_ = 0;
   uint64_t refused_since_probe_ = 0, recurring_admitted_ = 0, recalled_ = 0;
   uint64_t surges_ = 0, surge_admitted_ = 0, recent_admitted_ = 0, warm_admitted_ = 0;
-  uint64_t young_admitted_ = 0;
+  uint64_t young_admitted_ = 0, surge_held_ = 0;
   uint32_t threshold_ = 1;
 };
 

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 namespace tiercache {
 namespace {
@@ -86,6 +87,7 @@ TEST(AdaptiveAdmissionTest, RefusesOneTimeBlocksOnceFull) {
                                                                {"recurring_admitted", 0},
                                                                {"surges", 0},
                                                                {"surge_admitted", 0},
+                                                               {"surge_held", 0},
                                                                {"recent_admitted", 0},
                                                                {"warm_admitted", 0},
                                                                {"young_admitted", 0},
@@ -416,6 +418,44 @@ TEST(AdaptiveAdmissionTest, AYoungEvictionRatioDoesNotStopASurge) {
     EXPECT_EQ(Counters(policy).at("surges"), 1u);
     EXPECT_EQ(Counters(policy).at("surge_admitted"), young_bar != 0 ? 28u : 0u);
     EXPECT_EQ(Counters(policy).at("young_admitted"), 0u);  // level 0 (~0.004) is far below 0.35
+  }
+}
+
+// The first misses a surge admitted are followed: a loop's forgotten blocks come in bursts that
+// look like surges, but come back only a loop later. When the last surge's admissions did not
+// come back within a window, the next surge's first misses stay out (surge_held); when they did,
+// they get in again.
+TEST(AdaptiveAdmissionTest, ASurgeWhoseAdmissionsDidNotComeBackAdmitsNoMore) {
+  for (const bool came_back : {false, true}) {
+    AdaptiveAdmission::Params p = Exact();
+    p.surge.ratio = 2;
+    AdaptiveAdmission policy(kCapacity, p);
+    Fill(policy);
+    uint64_t next = SteadyOldSet(policy);
+    std::vector<uint64_t> admitted;
+    for (int i = 0; i < 32; ++i, next += 7) {
+      if (Admit(policy, next)) admitted.push_back(next);
+    }
+    ASSERT_EQ(admitted.size(), 28u);  // as in FirstMissesOfAMovedSetGetInDuringASurge
+    if (came_back) {
+      for (uint64_t block : admitted) policy.on_hit(block, false);
+    }
+    // Calm again: hits on the old set, one new block in 10, for 16 windows (one halving of the
+    // surge admissions' returns: 0 of 28 -> 0 of 14, or 28 of 28 -> 14 of 14).
+    for (int i = 0; i < 4096; ++i, next += 7) {
+      if (i % 10 == 0) {
+        Admit(policy, next);
+      } else {
+        policy.on_hit(50000 + i % kFill, false);
+      }
+    }
+    const uint64_t admitted_before = Counters(policy).at("surge_admitted");
+    for (int i = 0; i < 32; ++i, next += 7) Admit(policy, next);
+    auto counters = Counters(policy);
+    EXPECT_EQ(counters.at("surges"), 2u);
+    // Not back: (0 + 2) / (14 + 4) = 0.11 under the bar (0.25); back: (14 + 2) / (14 + 4).
+    EXPECT_EQ(counters.at("surge_admitted") - admitted_before, came_back ? 28u : 0u) << came_back;
+    EXPECT_EQ(counters.at("surge_held"), came_back ? 0u : 28u) << came_back;
   }
 }
 

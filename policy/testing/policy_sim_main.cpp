@@ -114,6 +114,7 @@ bool SetParam(Config& config, const std::string& assignment) {
       {"surge_slow", [&](double v) { p.surge.slow = v; }},
       {"surge_end_ratio", [&](double v) { p.surge.end_ratio = v; }},
       {"surge_eviction_return", [&](double v) { p.surge_eviction_return = v; }},
+      {"surge_memory", [&](double v) { p.surge_memory = v; }},
       {"surge_hold", [&](double v) { p.surge_hold = v; }},
       {"surge_warm", [&](double v) { p.surge_warm = v != 0; }},
       {"recent_halving", [&](double v) { p.recent_halving = v; }},
