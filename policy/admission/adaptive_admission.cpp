@@ -38,7 +38,6 @@ AdaptiveAdmission::AdaptiveAdmission(uint32_t capacity, const Params& params, Su
       recent_period_(CapacityScaled(params_.recent_halving, capacity)),
       surge_memory_period_(CapacityScaled(params_.surge_memory, capacity)),
       surge_(capacity, params_.surge, surge),
-      on_board_(surge.board != nullptr),
       surge_hold_(static_cast<uint64_t>(params_.surge_hold * capacity)) {
   const uint64_t window = CapacityScaled(params_.window, capacity);
   sweep_steps_ = static_cast<uint32_t>((returns_.entries() + window - 1) / window);
@@ -206,7 +205,8 @@ void AdaptiveAdmission::on_evict(uint64_t block) {
 
 uint64_t AdaptiveAdmission::memory_size() const {
   return misses_.memory_size() + left_.memory_size() + returns_.memory_size() +
-         (recurring_ ? recurring_->memory_size() : 0) + (on_board_ ? SurgeBoard::kSlotBytes : 0);
+         (recurring_ ? recurring_->memory_size() : 0) +
+         (surge_.on_board() ? SurgeBoard::kSlotBytes : 0);
 }
 
 void AdaptiveAdmission::visit_counters(const CounterVisitor& visit) const {

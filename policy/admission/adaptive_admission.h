@@ -162,7 +162,6 @@ class AdaptiveAdmission final : public AdmissionPolicy {
   ReturnRatio surge_returns_;  // the first misses surges admitted (also in levels_[0])
   uint64_t surge_memory_period_;  // accesses between halvings of surge_returns_
   NewBlockSurge surge_;
-  bool on_board_;  // its slot of the board counts in memory_size()
   uint64_t surge_until_ = 0;  // recent_ may admit until this access
   uint64_t surge_hold_;       // accesses
   // Evictions, counted when resolved (returned or expired), so young ones do not look idle;

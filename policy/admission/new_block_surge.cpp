@@ -17,11 +17,11 @@ void NewBlockSurge::on_new_block(uint64_t block) {
   if (run) return;
   fast_.add();
   slow_.add();
-  if (slot_.board != nullptr) slot_.board->publish(slot_.index, own_rates());
+  if (on_board()) slot_.board->publish(slot_.index, own_rates());
 }
 
 SurgeBoard::Rates NewBlockSurge::rates() const {
-  return slot_.board != nullptr ? slot_.board->mean() : own_rates();
+  return on_board() ? slot_.board->mean() : own_rates();
 }
 
 bool NewBlockSurge::judge() {
@@ -29,7 +29,7 @@ bool NewBlockSurge::judge() {
   const double ratio = surging() ? std::min(params_.ratio, params_.end_ratio) : params_.ratio;
   const bool surging =
       params_.ratio > 0 && now.fast >= params_.floor && now.fast >= ratio * now.slow;
-  if (slot_.board != nullptr) {
+  if (on_board()) {
     slot_.board->set_surging(surging);
   } else {
     surging_ = surging;

@@ -36,7 +36,7 @@ class NewBlockSurge {
   void on_access() {
     fast_.decay();
     slow_.decay();
-    if (slot_.board != nullptr) slot_.board->publish(slot_.index, own_rates());
+    if (on_board()) slot_.board->publish(slot_.index, own_rates());
   }
   // The access was a miss of a block never seen (or long forgotten).
   void on_new_block(uint64_t block);
@@ -45,9 +45,11 @@ class NewBlockSurge {
   // miss that may need it.
   bool judge();
   // The last answer, this shard's or any shard's on the board.
-  bool surging() const { return slot_.board != nullptr ? slot_.board->surging() : surging_; }
+  bool surging() const { return on_board() ? slot_.board->surging() : surging_; }
   // The rates judge() reads: the board's mean, or this shard's own.
   SurgeBoard::Rates rates() const;
+  // Whether the shard publishes on a board (its slot counts in the policy's memory).
+  bool on_board() const { return slot_.board != nullptr; }
   double fast_rate() const { return fast_.rate(); }
   double slow_rate() const { return slow_.rate(); }
 
