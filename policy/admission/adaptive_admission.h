@@ -108,7 +108,7 @@ class AdaptiveAdmission final : public AdmissionPolicy {
   static int Level(uint32_t misses);
   static uint32_t AutoSampleShift(uint32_t capacity);
 
-  // `surge`: the cache's SurgeBoard and this shard's slot there, if the cache has more shards.
+  // `surge`: the cache's SurgeBoard and this shard's slot there (none: the shard judges alone).
   AdaptiveAdmission(uint32_t capacity, const Params& params, SurgeSlot surge = {});
   explicit AdaptiveAdmission(uint32_t capacity) : AdaptiveAdmission(capacity, Params{}) {}
 
