@@ -5,11 +5,14 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cachelib/common/status.h"
 #include "policy/sequential/sequential_options.h"
 
 namespace tiercache {
+
+struct AdmissionOptions;
 
 struct PolicyOptions {
   // Admission policy: "always" (every miss is cached), "nhit" or "adaptive" (policy/admission/).
@@ -21,8 +24,14 @@ struct PolicyOptions {
   std::string replacement = "clock";
   // Sequential-stream bypass (cutoffs per direction, streams tracked).
   SequentialOptions sequential;
-  // InvalidArgument naming an unknown policy.
+  // Knobs of the adaptive admission policy as "KNOB=VALUE" (policy/admission/adaptive_tuning.h):
+  // the simulator's (`tiercache sim --set`), never recorded with a cache, and not changed live.
+  // Default none.
+  std::vector<std::string> adaptive_knobs;
+  // InvalidArgument naming an unknown policy or a bad knob.
   Status validate() const;
+  // What the admission factory is given.
+  AdmissionOptions admission_options() const;
   bool operator==(const PolicyOptions&) const = default;
 };
 
@@ -31,6 +40,8 @@ struct PolicyOverrides {
   std::optional<std::string> admission;
   std::optional<std::string> replacement;
   std::optional<SequentialOptions> sequential;
+  // Replaces base's when not empty (the simulator's; never recorded).
+  std::vector<std::string> adaptive_knobs;
   // `base` with every set field replaced.
   PolicyOptions apply(PolicyOptions base) const;
 };

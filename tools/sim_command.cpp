@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 
@@ -11,6 +12,7 @@
 #include "bench/sim/sim_report_text.h"
 #include "bench/sim/sim_runner.h"
 #include "cachelib/common/size_parser.h"
+#include "policy/admission/adaptive_tuning.h"
 #include "tools/exit_codes.h"
 
 namespace tiercache {
@@ -18,7 +20,7 @@ namespace {
 
 // Strings as typed; validated once CLI11 is done.
 struct RawSimArgs {
-  std::vector<std::string> traces, sizes, admissions, replacements;
+  std::vector<std::string> traces, sizes, admissions, replacements, knobs;
   std::string mode = "wt", seq_cutoff;
   std::optional<uint32_t> shards;
 };
@@ -46,6 +48,10 @@ void AddOptions(CLI::App& app, RawSimArgs* raw, SimCommandLine* cmd) {
   app.add_option("--seq-cutoff", raw->seq_cutoff,
                  "Sequential bypass cutoff for reads and writes, e.g. 4M; 0 turns bypass off "
                  "(default: the create-time default, 4M)");
+  app.add_option("--set", raw->knobs,
+                 "KNOB=VALUE: a knob of the adaptive admission policy for this run (repeat, or "
+                 "comma-separate; knobs: docs/policy-admission.md)")
+      ->delimiter(',');
   app.add_option("--json", cmd->json_path, "Write the results as JSON to FILE (- for stdout)");
   app.add_option("--report", cmd->report_path, "Write an HTML page with miss-ratio curves");
   app.add_flag("-q,--quiet", cmd->quiet, "No progress lines on stderr");
@@ -65,6 +71,18 @@ Status Finish(const RawSimArgs& raw, bench::SimOptions* sim) {
   }
   if (!raw.admissions.empty()) sim->admissions = raw.admissions;
   if (!raw.replacements.empty()) sim->replacements = raw.replacements;
+  if (!raw.knobs.empty()) {
+    AdaptiveAdmission::Params tried;
+    if (Status s = ApplyAdaptiveKnobs(raw.knobs, tried); !s.ok()) {
+      return Status::InvalidArgument("--set: " + s.message());
+    }
+    if (std::find(sim->admissions.begin(), sim->admissions.end(), "adaptive") ==
+        sim->admissions.end()) {
+      return Status::InvalidArgument("--set: knobs of the adaptive policy, which --admission "
+                                     "does not run");
+    }
+    sim->adaptive_knobs = raw.knobs;
+  }
   sim->mode = ParseMode(raw.mode).value();
   if (raw.shards) sim->shards = *raw.shards;
   if (!raw.seq_cutoff.empty()) {

@@ -96,20 +96,60 @@ TEST(SimCommandTest, MissingTraceHelpAndBadFormat) {
                    "fio, msr)\n");
 }
 
-// 16-line LRU cache, one shard. Reads of blocks 0..16 then 0 all miss (a loop one block larger
-// than the cache is LRU's worst case): 16 evicts 0, and 0 evicts 1. Then a write of block 2
-// hits (LRU order 2..16 0). 19 accesses, 18 misses.
-TEST(SimCommandTest, RunsAndWritesTheReports) {
+TEST(SimCommandTest, SetGivesTheAdaptivePolicyKnobs) {
+  Parsed p = Parse({"--trace", "msr:a.csv", "--cache-size", "1G", "--admission", "always,adaptive",
+                    "--set", "margin=0.08,surge_end_ratio=1.25", "--set", "young_bar=0"});
+  ASSERT_TRUE(p.parsed.command) << p.err;
+  const std::vector<std::string> knobs = {"margin=0.08", "surge_end_ratio=1.25", "young_bar=0"};
+  EXPECT_EQ(p.parsed.command->sim.adaptive_knobs, knobs);
+  const std::vector<bench::SimCase> cases = p.parsed.command->sim.cases();
+  ASSERT_EQ(cases.size(), 2u);
+  EXPECT_TRUE(cases[0].policies().adaptive_knobs.empty());  // always has no knobs
+  EXPECT_EQ(cases[1].policies().adaptive_knobs, knobs);
+  EXPECT_FALSE(cases[1].is_default_policy());  // a variant of the default is not the default
+}
+
+TEST(SimCommandTest, BadKnobsAreUsageErrors) {
+  Parsed p = Parse({"--trace", "msr:a.csv", "--cache-size", "1G", "--set", "margin=-1"});
+  EXPECT_EQ(p.parsed.exit_code, kExitUsage);
+  EXPECT_EQ(p.err, "tiercache sim: --set: 'margin=-1': must be >= 0\n");
+  p = Parse({"--trace", "msr:a.csv", "--cache-size", "1G", "--set", "marg=1"});
+  EXPECT_EQ(p.parsed.exit_code, kExitUsage);
+  EXPECT_EQ(p.err.rfind("tiercache sim: --set: 'marg=1': unknown adaptive knob (known: window, "
+                        "min_return, margin, ",
+                        0),
+            0u)
+      << p.err;
+  p = Parse({"--trace", "msr:a.csv", "--cache-size", "1G", "--admission", "always", "--set",
+             "margin=0.1"});
+  EXPECT_EQ(p.parsed.exit_code, kExitUsage);
+  EXPECT_EQ(p.err, "tiercache sim: --set: knobs of the adaptive policy, which --admission does "
+                   "not run\n");
+}
+
+// A directory with loop.csv: reads of blocks 0..16 then 0, then a write of block 2 (19
+// accesses); removed with the object.
+struct LoopTrace {
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("sim_command_test_" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  {
+  LoopTrace() {
+    std::filesystem::create_directories(dir);
     std::ofstream csv(dir / "loop.csv");
     csv << "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n";
     for (int i = 0; i <= 17; ++i) csv << 1000 + i << ",h,0,Read," << (i % 17) * 4096 << ",4096,0\n";
     csv << 2000 << ",h,0,Write," << 2 * 4096 << ",4096,0\n";
   }
-  Parsed p = Parse({"--trace", "msr:" + (dir / "loop.csv").string(), "--cache-size", "64K",
+  ~LoopTrace() { std::filesystem::remove_all(dir); }
+  std::string spec() const { return "msr:" + (dir / "loop.csv").string(); }
+};
+
+// 16-line LRU cache, one shard. Reads of blocks 0..16 then 0 all miss (a loop one block larger
+// than the cache is LRU's worst case): 16 evicts 0, and 0 evicts 1. Then a write of block 2
+// hits (LRU order 2..16 0). 19 accesses, 18 misses.
+TEST(SimCommandTest, RunsAndWritesTheReports) {
+  const LoopTrace trace;
+  const std::filesystem::path& dir = trace.dir;
+  Parsed p = Parse({"--trace", trace.spec(), "--cache-size", "64K",
                     "--admission", "always", "--replacement", "lru", "--shards", "1", "--seq-cutoff", "0", "--json",
                     (dir / "o.json").string(), "--report", (dir / "o.html").string()});
   ASSERT_TRUE(p.parsed.command) << p.err;
@@ -132,7 +172,35 @@ TEST(SimCommandTest, RunsAndWritesTheReports) {
   std::stringstream page;
   page << html.rdbuf();
   EXPECT_NE(page.str().find("<polyline"), std::string::npos);
-  std::filesystem::remove_all(dir);
+}
+
+// The same loop under adaptive admission (LRU, one shard, no bypass). By default the 16-line
+// cache refuses block 16: a first miss, once the fill's 16 misses read as not back (ratio (0 + 2)
+// / (16 + 4) under the bar 0.3), and 0 and 2 then hit: 17 misses, 16 fills and the write.
+// With probe_interval=1 the refusal is admitted as a probe, and the run is always's: 18 misses.
+TEST(SimCommandTest, SetChangesTheAdaptivePolicyOfTheRun) {
+  const LoopTrace trace;
+  for (const bool probe_each : {false, true}) {
+    std::vector<std::string> args = {"--trace", trace.spec(), "--cache-size", "64K",
+                                     "--admission", "adaptive", "--replacement", "lru",
+                                     "--shards", "1", "--seq-cutoff", "0", "--json",
+                                     (trace.dir / "o.json").string(), "-q"};
+    if (probe_each) args.insert(args.end(), {"--set", "probe_interval=1"});
+    Parsed p = Parse(args);
+    ASSERT_TRUE(p.parsed.command) << p.err;
+    std::ostringstream out, err;
+    CommandIo io{out, err};
+    ASSERT_EQ(RunSimCommand(*p.parsed.command, io), kExitOk) << err.str();
+    std::ifstream json_file(trace.dir / "o.json");
+    const nlohmann::json r = nlohmann::json::parse(json_file)["traces"][0]["results"][0];
+    const nlohmann::json& admission = r["policy_counters"]["admission"];
+    EXPECT_EQ(r["block_misses"], probe_each ? 18 : 17) << probe_each;
+    EXPECT_EQ(r["ssd_bytes_written"], (probe_each ? 19 : 17) * 4096) << probe_each;
+    EXPECT_EQ(admission["refused"], probe_each ? 0 : 1) << probe_each;
+    EXPECT_EQ(admission["probes"], probe_each ? 1 : 0) << probe_each;
+    EXPECT_EQ(r["default"], false);
+    EXPECT_EQ(r.contains("adaptive_knobs"), probe_each) << probe_each;
+  }
 }
 
 }  // namespace

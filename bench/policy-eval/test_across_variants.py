@@ -24,23 +24,34 @@ class AcrossVariantsTest(unittest.TestCase):
     def test_no_variant_prints_the_usage(self):
         r = run("--cache-blocks", "16")
         self.assertEqual(r.returncode, 2)
-        self.assertIn("[--cache-blocks C] VARIANT...", r.stderr)
+        self.assertIn("[--cache-blocks C] [--set KNOB=VALUE]... VARIANT...", r.stderr)
+
+    def engine_args(self, tmp, *options):
+        """The arguments the script gives a fake engine (which fails the run) for variant 0."""
+        tools = os.path.join(tmp, "build", "tools")
+        os.makedirs(tools)
+        args_file = os.path.join(tmp, "args")
+        fake = os.path.join(tools, "tiercache")
+        with open(fake, "w") as f:  # records its arguments, then fails the run
+            f.write(f'#!/bin/sh\necho "$@" > {args_file}\nexit 3\n')
+        os.chmod(fake, 0o755)
+        r = run("--build", os.path.join(tmp, "build"), "--out", os.path.join(tmp, "out"),
+                *options, "0")
+        self.assertEqual(r.returncode, 3)  # the engine's failure ends the run
+        with open(args_file) as f:
+            return f.read().split()
+
+    def test_knobs_reach_the_engine(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            args = self.engine_args(tmp, "--cache-blocks", "16", "--set", "margin=0.1",
+                                    "--set", "young_bar=0")
+            self.assertEqual(args[args.index("--set") + 1], "margin=0.1")
+            self.assertEqual(args[args.index("--set", args.index("--set") + 1) + 1], "young_bar=0")
 
     def test_the_engine_is_run_at_half_and_all_of_the_cache_blocks(self):
         with tempfile.TemporaryDirectory() as tmp:
-            tools = os.path.join(tmp, "build", "tools")
-            os.makedirs(tools)
-            args_file = os.path.join(tmp, "args")
-            fake = os.path.join(tools, "tiercache")
-            with open(fake, "w") as f:  # records its arguments, then fails the run
-                f.write(f'#!/bin/sh\necho "$@" > {args_file}\nexit 3\n')
-            os.chmod(fake, 0o755)
+            args = self.engine_args(tmp, "--cache-blocks", "64")
             out = os.path.join(tmp, "out")
-            r = run("--build", os.path.join(tmp, "build"), "--out", out,
-                    "--cache-blocks", "64", "0")
-            self.assertEqual(r.returncode, 3)  # the engine's failure ends the run
-            with open(args_file) as f:
-                args = f.read().split()
             self.assertEqual(args[0], "sim")
             self.assertEqual(args[args.index("--cache-size") + 1], "128K,256K")
             traces = [a for a in args if a.endswith(".csv")]

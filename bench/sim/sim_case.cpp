@@ -24,12 +24,15 @@ PolicyOptions SimCase::policies() const {
   o.admission = admission;
   o.replacement = replacement;
   o.sequential = sequential;
-  return o.apply(PolicyOptions{});
+  PolicyOptions p = o.apply(PolicyOptions{});
+  if (admission == "adaptive") p.adaptive_knobs = adaptive_knobs;
+  return p;
 }
 
 bool SimCase::is_default_policy() const {
   const PolicyOptions defaults;
-  return admission == defaults.admission && replacement == defaults.replacement;
+  return admission == defaults.admission && replacement == defaults.replacement &&
+         policies().adaptive_knobs.empty();
 }
 
 FormatOptions SimCase::format_options() const {
@@ -46,6 +49,7 @@ CacheOptions SimCase::cache_options(EventLoop* background_loop) const {
   o.policies.admission = admission;
   o.policies.replacement = replacement;
   o.policies.sequential = sequential;
+  o.policies.adaptive_knobs = policies().adaptive_knobs;
   // The simulator measures policies, not crash recovery: no trust rounds, so no line is kept in
   // reserve for them (Shard) and the cache holds exactly cache_bytes of data.
   o.trust_interval = Nanos(0);

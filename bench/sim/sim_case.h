@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cachelib/engine/cache.h"
 #include "cachelib/metadata/format.h"
@@ -28,12 +29,16 @@ struct SimCase {
   uint32_t shards = CacheOptions{}.shards;
   // Sequential bypass; unset keeps the create-time default. Default: unset.
   std::optional<SequentialOptions> sequential;
+  // Knobs of the adaptive admission policy, "KNOB=VALUE" (PolicyOptions::adaptive_knobs); they
+  // apply to the cases whose admission is adaptive. Default none.
+  std::vector<std::string> adaptive_knobs;
 
   // InvalidArgument naming the bad field; unknown policy names get the engine's own message.
   Status validate() const;
   // The policies the engine will run: the create-time defaults with this case's overrides.
   PolicyOptions policies() const;
-  // True when admission and replacement are the engine's defaults ("default": true in the JSON).
+  // True when admission and replacement are the engine's defaults and no knob is set ("default":
+  // true in the JSON).
   bool is_default_policy() const;
   FormatOptions format_options() const;
   CacheOptions cache_options(EventLoop* background_loop) const;

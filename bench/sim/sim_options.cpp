@@ -45,7 +45,8 @@ std::vector<SimCase> SimOptions::cases() const {
   for (uint64_t size : sizes) {
     for (const std::string& admission : Unique(admissions)) {
       for (const std::string& replacement : Unique(replacements)) {
-        out.push_back(SimCase{size, admission, replacement, mode, shards, sequential});
+        out.push_back(
+            SimCase{size, admission, replacement, mode, shards, sequential, adaptive_knobs});
       }
     }
   }

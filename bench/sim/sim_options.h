@@ -28,6 +28,8 @@ struct SimOptions {
   uint32_t shards = CacheOptions{}.shards;
   // Sequential bypass; unset keeps the create-time default (on, 4 MiB). Default: unset.
   std::optional<SequentialOptions> sequential;
+  // Knobs of the adaptive admission policy, "KNOB=VALUE" (SimCase::adaptive_knobs). Default none.
+  std::vector<std::string> adaptive_knobs;
 
   // InvalidArgument naming the bad field or value (unknown policies in the engine's words).
   Status validate() const;

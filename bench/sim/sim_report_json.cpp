@@ -15,20 +15,23 @@ Json CounterObject(const PolicyReport::Counters& counters) {
 }
 
 Json ResultJson(const SimResult& r) {
-  return Json{{"cache_bytes", r.sim_case.cache_bytes},
-              {"admission", r.sim_case.admission},
-              {"replacement", r.sim_case.replacement},
-              {"default", r.sim_case.is_default_policy()},
-              {"block_accesses", r.block_accesses},
-              {"block_misses", r.block_misses()},
-              {"miss_ratio", r.miss_ratio()},
-              {"ssd_bytes_written", r.ssd_bytes_written()},
-              {"hdd_bytes_read", r.hdd_bytes_read()},
-              {"requests", r.requests},
-              {"policy_counters",
-               {{"admission", CounterObject(r.policies.admission_counters)},
-                {"replacement", CounterObject(r.policies.replacement_counters)},
-                {"sequential", CounterObject(r.policies.sequential_counters)}}}};
+  Json result{{"cache_bytes", r.sim_case.cache_bytes},
+             {"admission", r.sim_case.admission},
+             {"replacement", r.sim_case.replacement},
+             {"default", r.sim_case.is_default_policy()},
+             {"block_accesses", r.block_accesses},
+             {"block_misses", r.block_misses()},
+             {"miss_ratio", r.miss_ratio()},
+             {"ssd_bytes_written", r.ssd_bytes_written()},
+             {"hdd_bytes_read", r.hdd_bytes_read()},
+             {"requests", r.requests},
+             {"policy_counters",
+              {{"admission", CounterObject(r.policies.admission_counters)},
+               {"replacement", CounterObject(r.policies.replacement_counters)},
+               {"sequential", CounterObject(r.policies.sequential_counters)}}}};
+  const std::vector<std::string> knobs = r.sim_case.policies().adaptive_knobs;
+  if (!knobs.empty()) result["adaptive_knobs"] = knobs;
+  return result;
 }
 
 }  // namespace

@@ -16,7 +16,7 @@ Result<ShardPolicies> MakeShardPolicies(const PolicyOptions& options, uint32_t l
   auto replacement = MakeReplacementPolicy(ReplacementOptions{.name = options.replacement}, lines);
   if (!replacement.ok()) return replacement.status();
   p.replacement = std::move(replacement).value();
-  auto admission = MakeAdmissionPolicy(AdmissionOptions{.name = options.admission}, lines, surge);
+  auto admission = MakeAdmissionPolicy(options.admission_options(), lines, surge);
   if (!admission.ok()) return admission.status();
   p.admission = std::move(admission).value();
   return p;
@@ -31,7 +31,7 @@ Result<ShardPolicies> MakeChangedPolicies(const PolicyOptions& current, const Po
     p.replacement = std::move(made).value();
   }
   if (next.admission != current.admission) {
-    auto made = MakeAdmissionPolicy(AdmissionOptions{.name = next.admission}, lines, surge);
+    auto made = MakeAdmissionPolicy(next.admission_options(), lines, surge);
     if (!made.ok()) return made.status();
     p.admission = std::move(made).value();
   }

@@ -97,6 +97,7 @@ class AdaptiveAdmission final : public AdmissionPolicy {
     // misses (surge_eviction_return). young_bar 0 = neither. Defaults 0.35, 2.
     double young_bar = 0.35;
     double young_ratio = 2.0;
+    bool operator==(const Params&) const = default;
   };
 
   // Frequency levels (misses counted by the FrequencyTable): 0-1, 2, 3-4, 5-8, 9+.

@@ -1,9 +1,11 @@
 #include "policy/admission/admission_factory.h"
 
 #include <array>
+#include <cassert>
 #include <string>
 
 #include "policy/admission/adaptive_admission.h"
+#include "policy/admission/adaptive_tuning.h"
 #include "policy/admission/always_admit.h"
 #include "policy/admission/nhit_admission.h"
 
@@ -34,6 +36,8 @@ constexpr std::array<Maker, 3> kMakers = {{
        params.min_return = o.adaptive_min_return;
        params.window = o.adaptive_window;
        params.probe_interval = o.adaptive_probe_interval;
+       [[maybe_unused]] const Status tuned = ApplyAdaptiveKnobs(o.adaptive_knobs, params);
+       assert(tuned.ok());  // MakeAdmissionPolicy validated the options
        return std::make_unique<AdaptiveAdmission>(capacity, params, surge);
      }},
 }};

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "policy/admission/adaptive_admission.h"
+
 namespace tiercache {
 namespace {
 
@@ -49,6 +51,16 @@ TEST(AdmissionFactoryTest, OptionsReachThePolicies) {
   for (uint64_t block = 0; block < 200; ++block) {
     EXPECT_TRUE((*adaptive)->admit(AdmissionQuery{block, false, 64, 64}));
   }
+
+  // The further knobs come after the three above: the bar is the eviction prior 0.25 plus the
+  // margin, 0.05 by default.
+  options = AdmissionOptions{};
+  options.adaptive_knobs = {"margin=0.5", "eviction_prior=0.125"};
+  auto tuned = MakeAdmissionPolicy(options, 64);
+  ASSERT_TRUE(tuned.ok());
+  EXPECT_DOUBLE_EQ(dynamic_cast<const AdaptiveAdmission&>(**tuned).bar(), 0.625);
+  auto standard = MakeAdmissionPolicy(AdmissionOptions{}, 64);
+  EXPECT_DOUBLE_EQ(dynamic_cast<const AdaptiveAdmission&>(**standard).bar(), 0.3);
 }
 
 // The cache's SurgeBoard reaches `adaptive`: it publishes its rates in its slot, and the slot
@@ -82,6 +94,8 @@ TEST(AdmissionFactoryTest, RejectsBadOptions) {
       {[](AdmissionOptions& o) { o.adaptive_min_return = 0; },
        "adaptive_min_return: must be in (0, 1]"},
       {[](AdmissionOptions& o) { o.adaptive_window = 0; }, "adaptive_window: must be in (0, 64]"},
+      {[](AdmissionOptions& o) { o.adaptive_knobs = {"margin=0.1", "window=-1"}; },
+       "adaptive_knobs: 'window=-1': must be > 0"},
   };
   for (const auto& c : cases) {
     AdmissionOptions bad;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "policy/admission/admission_factory.h"
+#include "policy/admission/adaptive_tuning.h"
 
 namespace tiercache {
 
@@ -22,6 +23,10 @@ Status AdmissionOptions::validate() const {
   }
   if (!(adaptive_window > 0.0 && adaptive_window <= 64.0)) {
     return Status::InvalidArgument("adaptive_window: must be in (0, 64]");
+  }
+  AdaptiveAdmission::Params tried;
+  if (Status s = ApplyAdaptiveKnobs(adaptive_knobs, tried); !s.ok()) {
+    return Status::InvalidArgument("adaptive_knobs: " + s.message());
   }
   return Status::Ok();
 }

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "cachelib/common/status.h"
 
@@ -27,6 +28,9 @@ struct AdmissionOptions {
   // adaptive: one refused miss in this many is admitted anyway to keep measuring what evictions
   // cost; 0 = never. Default 256 (64 until 2026-12-05).
   uint32_t adaptive_probe_interval = 256;
+  // adaptive: further knobs as "KNOB=VALUE" (AdaptiveTuning), applied after the three above; for
+  // the simulators (`tiercache sim --set`), not recorded with a cache. Default none.
+  std::vector<std::string> adaptive_knobs;
 
   // InvalidArgument naming the first bad field; OK otherwise.
   Status validate() const;

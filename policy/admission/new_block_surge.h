@@ -28,6 +28,7 @@ class NewBlockSurge {
     double ratio = 2.0;
     double floor = 0.2;
     double end_ratio = 1.5;
+    bool operator==(const Params&) const = default;
   };
 
   NewBlockSurge(uint32_t capacity, const Params& params, SurgeSlot slot = {});

@@ -27,6 +27,7 @@ class RecurringMisses {
     // pass) is hit late by the part that survived its own churn, and those hits would take the
     // share straight back to 1 for a second wave.
     double initial_share = 0.9;
+    bool operator==(const Params&) const = default;
   };
 
   RecurringMisses(uint32_t capacity, uint32_t sample_shift, const Params& params);

@@ -7,13 +7,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "policy/admission/adaptive_admission.h"
+#include "policy/admission/adaptive_tuning.h"
 #include "policy/admission/admission_factory.h"
 #include "policy/replacement/replacement_factory.h"
 #include "policy/testing/policy_simulator.h"
@@ -83,47 +83,12 @@ std::vector<std::string> SplitCommas(const std::string& list) {
   return out;
 }
 
-// Tuning: --set knob=value overrides one AdaptiveAdmission::Params field.
+// Tuning: --set KNOB=VALUE overrides one AdaptiveAdmission::Params field (AdaptiveTuning).
 bool SetParam(Config& config, const std::string& assignment) {
-  const size_t eq = assignment.find('=');
-  if (eq == std::string::npos) return false;
-  const std::string key = assignment.substr(0, eq);
-  const double value = std::atof(assignment.c_str() + eq + 1);
-  AdaptiveAdmission::Params& p = config.params;
-  const std::map<std::string, std::function<void(double)>> setters = {
-      {"window", [&](double v) { p.window = v; }},
-      {"min_return", [&](double v) { p.min_return = v; }},
-      {"eviction_prior", [&](double v) { p.eviction_prior = v; }},
-      {"probe_interval", [&](double v) { p.probe_interval = static_cast<uint32_t>(v); }},
-      {"miss_halving", [&](double v) { p.miss_halving = v; }},
-      {"eviction_halving", [&](double v) { p.eviction_halving = v; }},
-      {"frequency_halving", [&](double v) { p.frequency_halving = v; }},
-      {"frequency_keys", [&](double v) { p.frequency_keys = v; }},
-      {"ghost", [&](double v) { p.ghost = v; }},
-      {"sample_shift", [&](double v) { p.sample_shift = static_cast<int>(v); }},
-      {"recurring", [&](double v) { p.recurring = v != 0; }},
-      {"recurring_span", [&](double v) { p.recurring_params.span = v; }},
-      {"recurring_entries", [&](double v) { p.recurring_params.entries = v; }},
-      {"recurring_share_up", [&](double v) { p.recurring_params.share_up = v; }},
-      {"recurring_share_down", [&](double v) { p.recurring_params.share_down = v; }},
-      {"recurring_min_share", [&](double v) { p.recurring_params.min_share = v; }},
-      {"recurring_initial_share", [&](double v) { p.recurring_params.initial_share = v; }},
-      {"surge_ratio", [&](double v) { p.surge.ratio = v; }},
-      {"surge_floor", [&](double v) { p.surge.floor = v; }},
-      {"surge_fast", [&](double v) { p.surge.fast = v; }},
-      {"surge_slow", [&](double v) { p.surge.slow = v; }},
-      {"surge_end_ratio", [&](double v) { p.surge.end_ratio = v; }},
-      {"surge_eviction_return", [&](double v) { p.surge_eviction_return = v; }},
-      {"surge_memory", [&](double v) { p.surge_memory = v; }},
-      {"surge_hold", [&](double v) { p.surge_hold = v; }},
-      {"surge_warm", [&](double v) { p.surge_warm = v != 0; }},
-      {"recent_halving", [&](double v) { p.recent_halving = v; }},
-      {"young_bar", [&](double v) { p.young_bar = v; }},
-      {"young_ratio", [&](double v) { p.young_ratio = v; }},
-  };
-  const auto it = setters.find(key);
-  if (it == setters.end()) return false;
-  it->second(value);
+  if (Status s = ApplyAdaptiveKnob(assignment, config.params); !s.ok()) {
+    std::fprintf(stderr, "policy_sim: --set %s\n", s.message().c_str());
+    return false;
+  }
   config.params_set = true;
   return true;
 }
