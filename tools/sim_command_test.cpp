@@ -112,7 +112,7 @@ TEST(SimCommandTest, SetGivesTheAdaptivePolicyKnobs) {
 TEST(SimCommandTest, BadKnobsAreUsageErrors) {
   Parsed p = Parse({"--trace", "msr:a.csv", "--cache-size", "1G", "--set", "margin=-1"});
   EXPECT_EQ(p.parsed.exit_code, kExitUsage);
-  EXPECT_EQ(p.err, "tiercache sim: --set: 'margin=-1': must be >= 0\n");
+  EXPECT_EQ(p.err, "tiercache sim: --set: 'margin=-1': must be in [0, 1000000]\n");
   p = Parse({"--trace", "msr:a.csv", "--cache-size", "1G", "--set", "marg=1"});
   EXPECT_EQ(p.parsed.exit_code, kExitUsage);
   EXPECT_EQ(p.err.rfind("tiercache sim: --set: 'marg=1': unknown adaptive knob (known: window, "

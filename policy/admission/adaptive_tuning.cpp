@@ -10,11 +10,22 @@ namespace {
 
 using Params = AdaptiveAdmission::Params;
 
-// The values that keep the policy well defined: shares, periods and ratios are >= 0 (a period
-// of 0 accesses is 1: CapacityScaled); a window or table size must be > 0.
-enum class Range { kNonNegative, kPositive, kFlag, kSampleShift, kCount };
+// The values a knob takes, and how an error says so. Table sizes, and the window and span that
+// size trackers, are bounded as the engine's own adaptive_window is, at 64 per slot; times and
+// shares at a million, so that every product with a capacity stays a count.
+struct Range {
+  double min, max;
+  bool above_min;  // min itself is out
+  bool whole;
+  const char* want;
+};
 
-using enum Range;
+constexpr Range kAmount{0, 1e6, false, false, "must be in [0, 1000000]"};
+constexpr Range kSize{0, 64, true, false, "must be in (0, 64]"};
+constexpr Range kTable{0, 64, false, false, "must be in [0, 64]"};
+constexpr Range kFlag{0, 1, false, true, "want 0 or 1"};
+constexpr Range kSampleShift{-1, 30, false, true, "want -1 (automatic) or a whole number 0-30"};
+constexpr Range kCount{0, UINT32_MAX, false, true, "want a whole number 0-4294967295"};
 
 struct Knob {
   std::string_view name;
@@ -24,65 +35,49 @@ struct Knob {
 
 // One line per field; a lambda without captures converts to the function pointer.
 constexpr std::array<Knob, 31> kKnobs = {{
-    {"window", kPositive, [](Params& p, double v) { p.window = v; }},
-    {"min_return", kNonNegative, [](Params& p, double v) { p.min_return = v; }},
-    {"margin", kNonNegative, [](Params& p, double v) { p.margin = v; }},
-    {"pending_weight", kNonNegative, [](Params& p, double v) { p.pending_weight = v; }},
-    {"eviction_prior", kNonNegative, [](Params& p, double v) { p.eviction_prior = v; }},
+    {"window", kSize, [](Params& p, double v) { p.window = v; }},
+    {"min_return", kAmount, [](Params& p, double v) { p.min_return = v; }},
+    {"margin", kAmount, [](Params& p, double v) { p.margin = v; }},
+    {"pending_weight", kAmount, [](Params& p, double v) { p.pending_weight = v; }},
+    {"eviction_prior", kAmount, [](Params& p, double v) { p.eviction_prior = v; }},
     {"probe_interval", kCount,
      [](Params& p, double v) { p.probe_interval = static_cast<uint32_t>(v); }},
-    {"miss_halving", kNonNegative, [](Params& p, double v) { p.miss_halving = v; }},
-    {"eviction_halving", kNonNegative, [](Params& p, double v) { p.eviction_halving = v; }},
-    {"frequency_halving", kNonNegative, [](Params& p, double v) { p.frequency_halving = v; }},
-    {"frequency_keys", kPositive, [](Params& p, double v) { p.frequency_keys = v; }},
-    {"ghost", kNonNegative, [](Params& p, double v) { p.ghost = v; }},
+    {"miss_halving", kAmount, [](Params& p, double v) { p.miss_halving = v; }},
+    {"eviction_halving", kAmount, [](Params& p, double v) { p.eviction_halving = v; }},
+    {"frequency_halving", kAmount, [](Params& p, double v) { p.frequency_halving = v; }},
+    {"frequency_keys", kSize, [](Params& p, double v) { p.frequency_keys = v; }},
+    {"ghost", kTable, [](Params& p, double v) { p.ghost = v; }},
     {"sample_shift", kSampleShift,
      [](Params& p, double v) { p.sample_shift = static_cast<int>(v); }},
     {"recurring", kFlag, [](Params& p, double v) { p.recurring = v != 0; }},
-    {"recurring_span", kNonNegative, [](Params& p, double v) { p.recurring_params.span = v; }},
-    {"recurring_entries", kPositive, [](Params& p, double v) { p.recurring_params.entries = v; }},
-    {"recurring_share_up", kNonNegative,
+    {"recurring_span", kTable, [](Params& p, double v) { p.recurring_params.span = v; }},
+    {"recurring_entries", kSize, [](Params& p, double v) { p.recurring_params.entries = v; }},
+    {"recurring_share_up", kAmount,
      [](Params& p, double v) { p.recurring_params.share_up = v; }},
-    {"recurring_share_down", kNonNegative,
+    {"recurring_share_down", kAmount,
      [](Params& p, double v) { p.recurring_params.share_down = v; }},
-    {"recurring_min_share", kNonNegative,
+    {"recurring_min_share", kAmount,
      [](Params& p, double v) { p.recurring_params.min_share = v; }},
-    {"recurring_initial_share", kNonNegative,
+    {"recurring_initial_share", kAmount,
      [](Params& p, double v) { p.recurring_params.initial_share = v; }},
-    {"surge_fast", kNonNegative, [](Params& p, double v) { p.surge.fast = v; }},
-    {"surge_slow", kNonNegative, [](Params& p, double v) { p.surge.slow = v; }},
-    {"surge_ratio", kNonNegative, [](Params& p, double v) { p.surge.ratio = v; }},
-    {"surge_floor", kNonNegative, [](Params& p, double v) { p.surge.floor = v; }},
-    {"surge_end_ratio", kNonNegative, [](Params& p, double v) { p.surge.end_ratio = v; }},
-    {"surge_eviction_return", kNonNegative,
+    {"surge_fast", kAmount, [](Params& p, double v) { p.surge.fast = v; }},
+    {"surge_slow", kAmount, [](Params& p, double v) { p.surge.slow = v; }},
+    {"surge_ratio", kAmount, [](Params& p, double v) { p.surge.ratio = v; }},
+    {"surge_floor", kAmount, [](Params& p, double v) { p.surge.floor = v; }},
+    {"surge_end_ratio", kAmount, [](Params& p, double v) { p.surge.end_ratio = v; }},
+    {"surge_eviction_return", kAmount,
      [](Params& p, double v) { p.surge_eviction_return = v; }},
-    {"surge_memory", kNonNegative, [](Params& p, double v) { p.surge_memory = v; }},
+    {"surge_memory", kAmount, [](Params& p, double v) { p.surge_memory = v; }},
     {"surge_warm", kFlag, [](Params& p, double v) { p.surge_warm = v != 0; }},
-    {"surge_hold", kNonNegative, [](Params& p, double v) { p.surge_hold = v; }},
-    {"recent_halving", kNonNegative, [](Params& p, double v) { p.recent_halving = v; }},
-    {"young_bar", kNonNegative, [](Params& p, double v) { p.young_bar = v; }},
-    {"young_ratio", kNonNegative, [](Params& p, double v) { p.young_ratio = v; }},
+    {"surge_hold", kAmount, [](Params& p, double v) { p.surge_hold = v; }},
+    {"recent_halving", kAmount, [](Params& p, double v) { p.recent_halving = v; }},
+    {"young_bar", kAmount, [](Params& p, double v) { p.young_bar = v; }},
+    {"young_ratio", kAmount, [](Params& p, double v) { p.young_ratio = v; }},
 }};
 
-// Why `value` is out of `range`, or null.
-const char* OutOfRange(Range range, double value) {
-  switch (range) {
-    case Range::kNonNegative:
-      return value >= 0 ? nullptr : "must be >= 0";
-    case Range::kPositive:
-      return value > 0 ? nullptr : "must be > 0";
-    case Range::kFlag:
-      return value == 0 || value == 1 ? nullptr : "want 0 or 1";
-    case Range::kSampleShift:
-      return value >= -1 && value <= 30 && value == std::floor(value)
-                 ? nullptr
-                 : "want -1 (automatic) or a whole number 0-30";
-    case Range::kCount:
-      return value >= 0 && value <= UINT32_MAX && value == std::floor(value)
-                 ? nullptr
-                 : "want a whole number 0-4294967295";
-  }
-  return nullptr;
+bool InRange(const Range& range, double value) {
+  return (range.above_min ? value > range.min : value >= range.min) && value <= range.max &&
+         (!range.whole || value == std::floor(value));
 }
 
 std::string KnownKnobs() {
@@ -122,8 +117,8 @@ Status ApplyAdaptiveKnob(std::string_view assignment, Params& params) {
   if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(value)) {
     return Status::InvalidArgument(quoted + ": the value is not a number");
   }
-  if (const char* why = OutOfRange(knob->range, value)) {
-    return Status::InvalidArgument(quoted + ": " + why);
+  if (!InRange(knob->range, value)) {
+    return Status::InvalidArgument(quoted + ": " + knob->range.want);
   }
   knob->set(params, value);
   return Status::Ok();

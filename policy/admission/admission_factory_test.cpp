@@ -95,7 +95,7 @@ TEST(AdmissionFactoryTest, RejectsBadOptions) {
        "adaptive_min_return: must be in (0, 1]"},
       {[](AdmissionOptions& o) { o.adaptive_window = 0; }, "adaptive_window: must be in (0, 64]"},
       {[](AdmissionOptions& o) { o.adaptive_knobs = {"margin=0.1", "window=-1"}; },
-       "adaptive_knobs: 'window=-1': must be > 0"},
+       "adaptive_knobs: 'window=-1': must be in (0, 64]"},
   };
   for (const auto& c : cases) {
     AdmissionOptions bad;
