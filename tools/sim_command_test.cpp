@@ -198,7 +198,6 @@ TEST(SimCommandTest, SetChangesTheAdaptivePolicyOfTheRun) {
     EXPECT_EQ(r["ssd_bytes_written"], (probe_each ? 19 : 17) * 4096) << probe_each;
     EXPECT_EQ(admission["refused"], probe_each ? 0 : 1) << probe_each;
     EXPECT_EQ(admission["probes"], probe_each ? 1 : 0) << probe_each;
-    EXPECT_EQ(r["default"], false);
     EXPECT_EQ(r.contains("adaptive_knobs"), probe_each) << probe_each;
   }
 }

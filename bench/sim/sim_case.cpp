@@ -19,15 +19,16 @@ Status SimCase::validate() const {
   return policies().validate();
 }
 
-PolicyOptions SimCase::policies() const {
+PolicyOverrides SimCase::overrides() const {
   PolicyOverrides o;
   o.admission = admission;
   o.replacement = replacement;
   o.sequential = sequential;
-  PolicyOptions p = o.apply(PolicyOptions{});
-  if (admission == "adaptive") p.adaptive_knobs = adaptive_knobs;
-  return p;
+  if (admission == "adaptive") o.adaptive_knobs = adaptive_knobs;
+  return o;
 }
+
+PolicyOptions SimCase::policies() const { return overrides().apply(PolicyOptions{}); }
 
 bool SimCase::is_default_policy() const {
   const PolicyOptions defaults;
@@ -46,10 +47,7 @@ CacheOptions SimCase::cache_options(EventLoop* background_loop) const {
   CacheOptions o;
   o.background_loop = background_loop;
   o.shards = shards;
-  o.policies.admission = admission;
-  o.policies.replacement = replacement;
-  o.policies.sequential = sequential;
-  o.policies.adaptive_knobs = policies().adaptive_knobs;
+  o.policies = overrides();
   // The simulator measures policies, not crash recovery: no trust rounds, so no line is kept in
   // reserve for them (Shard) and the cache holds exactly cache_bytes of data.
   o.trust_interval = Nanos(0);

@@ -35,7 +35,9 @@ struct SimCase {
 
   // InvalidArgument naming the bad field; unknown policy names get the engine's own message.
   Status validate() const;
-  // The policies the engine will run: the create-time defaults with this case's overrides.
+  // This case's choices over the create-time policies (the knobs only for adaptive), and the
+  // policies the engine will run: the create-time defaults with them.
+  PolicyOverrides overrides() const;
   PolicyOptions policies() const;
   // True when admission and replacement are the engine's defaults and no knob is set ("default":
   // true in the JSON).
