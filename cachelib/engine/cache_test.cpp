@@ -797,6 +797,82 @@ TEST_F(CacheTest, EvictsCleanLinesWhenFullAndStaysCorrect) {
   EXPECT_LE(C().lines_used, lines);
 }
 
+// Once its lines are trusted (a trust round, a clean restart, a crash after a round), every
+// victim of a full cache waits in limbo for its free record. A request over more lines than the
+// reserve holds must still cache all of them, waiting for the persist that frees the victims:
+// taking the first untrusted line instead evicted the lines just filled and the cache froze with
+// what it held, and write-back writes went to the core (found with a 16 MiB cache and 64 KiB
+// requests after a restart). One shard, `always`, no bypass: the reserve is 2 lines.
+class FullOfTrustedLines : public CacheTest, public ::testing::WithParamInterface<int> {
+ protected:
+  // A full cache (core blocks [0, 2 C) read once), its lines all trusted, then `how`: 0 nothing
+  // more, 1 a clean restart, 2 a crash. Returns the core's data.
+  std::vector<std::byte> MakeFull(CacheMode mode) {
+    CacheOptions o = Deterministic();
+    o.shards = 1;
+    o.policies.admission = "always";
+    o.policies.sequential = SequentialOptions{.enabled = false};
+    FormatOptions f;
+    f.mode = mode;
+    h = std::make_unique<CacheHarness>(2 << 20, 64 << 20, f, o);
+    h->open();
+    lines = C().lines_total;
+    auto data = Pattern(21, 0, 4 * lines * 4096);
+    h->core_mem.write_now(0, data);
+    for (uint64_t i = 0; i < 2 * lines; ++i) EXPECT_EQ(Read(i * 4096, 4096), Slice(data, i, 1));
+    std::optional<Status> trusted;
+    h->cache->trust_round([&trusted](Status s) { trusted = s; });
+    h->loop.run_until_idle();
+    EXPECT_TRUE(trusted.has_value() && trusted->ok());
+    if (GetParam() == 1) h->restart();
+    if (GetParam() == 2) h->crash_restart();
+    EXPECT_EQ(C().lines_untrusted, 0u);
+    EXPECT_GT(C().lines_used, 2 * kBlocks);
+    return data;
+  }
+  static std::vector<std::byte> Slice(const std::vector<std::byte>& d, uint64_t block,
+                                      uint64_t n) {
+    return {d.begin() + block * 4096, d.begin() + (block + n) * 4096};
+  }
+  static constexpr uint64_t kBlocks = 64;  // one request's, never cached before
+  uint64_t lines = 0;
+};
+
+TEST_P(FullOfTrustedLines, AReadOfManyLinesCachesThemAll) {
+  const auto data = MakeFull(CacheMode::kWriteThrough);
+  const uint64_t used = C().lines_used, hits = C().read_hits, evictions = C().evictions;
+  const uint64_t first = 3 * lines;
+  EXPECT_EQ(Read(first * 4096, kBlocks * 4096), Slice(data, first, kBlocks));
+  EXPECT_EQ(C().evictions - evictions, kBlocks);
+  for (uint64_t i = first; i < first + kBlocks; ++i) {
+    EXPECT_EQ(Read(i * 4096, 4096), Slice(data, i, 1));
+  }
+  EXPECT_EQ(C().read_hits - hits, kBlocks);
+  EXPECT_EQ(C().evictions - evictions, kBlocks);
+  EXPECT_EQ(C().lines_used, used);
+}
+
+TEST_P(FullOfTrustedLines, AWriteBackWriteOfManyLinesStaysOnTheSsd) {
+  MakeFull(CacheMode::kWriteBack);
+  const uint64_t core_written = C().bytes_written_core;
+  const uint64_t first = 3 * lines;
+  auto fresh = Pattern(22, first * 4096, kBlocks * 4096);
+  Write(first * 4096, fresh);
+  h->loop.run_until_idle();
+  EXPECT_EQ(C().write_bypasses, 0u);
+  EXPECT_EQ(C().bytes_written_core, core_written);
+  EXPECT_EQ(C().lines_dirty, kBlocks);
+  EXPECT_EQ(Read(first * 4096, kBlocks * 4096), fresh);
+  EXPECT_EQ(Core(first * 4096, 4096), Slice(Pattern(21, 0, 4 * lines * 4096), first, 1));
+}
+
+INSTANTIATE_TEST_SUITE_P(TrustedBy, FullOfTrustedLines, ::testing::Values(0, 1, 2),
+                         [](const auto& info) {
+                           return std::string(info.param == 0   ? "ATrustRound"
+                                              : info.param == 1 ? "ACleanRestart"
+                                                                : "ACrash");
+                         });
+
 // The default adaptive admission fills free lines, then refuses blocks read only once: a scan of
 // twice the cache evicts nothing and keeps what was cached first.
 TEST_F(CacheTest, OneTimeScanIsRefusedOnceFullByDefault) {

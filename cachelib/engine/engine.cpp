@@ -132,15 +132,15 @@ uint32_t Engine::allocate_line(Shard& shard, uint64_t core_line) {
       core_line, [&](uint32_t l) { return can_reuse(shard, l); }, &to_limbo, &evicted);
   if (evicted) EngineCounters::add(counters.evictions);
   if (to_limbo != Shard::kNoLine) {
-    {
-      // As in set_dirty: the epoch read with the mark says which persist frees it.
-      std::lock_guard lock(persist_mu_);
-      store->mark_changed(to_limbo);
-      shard.add_limbo(to_limbo, persist_started_ + 1);
-    }
+    // As in set_dirty: the epoch read with the mark says which persist frees it.
+    std::lock_guard lock(persist_mu_);
+    store->mark_changed(to_limbo);
+    shard.add_limbo(to_limbo, persist_started_ + 1);
+  }
+  if (id == Shard::kNoLine && shard.limbo_lines() > 0) {
+    request_persist();  // the reserve is in limbo: free it now, a miss may be waiting
+  } else if (to_limbo != Shard::kNoLine) {
     persist_limbo_soon(shard);
-  } else if (id == Shard::kNoLine && shard.limbo_lines() > 0) {
-    request_persist();  // the reserve is in limbo: free it
   }
   if (id != Shard::kNoLine) {
     note_changed(id);
@@ -149,12 +149,26 @@ uint32_t Engine::allocate_line(Shard& shard, uint64_t core_line) {
   return id;
 }
 
-std::optional<uint32_t> Engine::admit_line(Shard& shard, uint64_t core_line, bool is_write) {
+std::optional<Engine::AdmittedLine> Engine::admit_line(Shard& shard, uint64_t core_line,
+                                                       bool is_write) {
   const Admission admission = shard.admit(core_line, is_write);
   if (!admission) return std::nullopt;
-  const uint32_t id = allocate_line(shard, core_line);
-  if (id != Shard::kNoLine && admission.warm) shard.warm(id);
-  return id;
+  return place_line(shard, core_line, admission.warm);
+}
+
+Engine::AdmittedLine Engine::place_line(Shard& shard, uint64_t core_line, bool warm) {
+  AdmittedLine line{.id = allocate_line(shard, core_line), .warm = warm};
+  if (line.id == Shard::kNoLine) {
+    if (shard.limbo_lines() > 0) line.wait_need = shard.limbo_need();
+  } else if (warm) {
+    shard.warm(line.id);
+  }
+  return line;
+}
+
+void Engine::when_persisted(uint64_t need, IoCallback then) {
+  if (persisted(need)) return then(Status::Ok());
+  persist(std::move(then));
 }
 
 uint32_t Engine::move_to_new_line(Shard& shard, uint32_t id) {

@@ -103,10 +103,23 @@ class Engine {
   // evictions and staging the free record of a victim that went to limbo; kNoLine if none can be
   // had now.
   uint32_t allocate_line(Shard& shard, uint64_t core_line);
+  // A miss the admission policy admitted: its line, kNoLine when none could be had now; then
+  // `wait_need` is the persist epoch that frees the lines waiting in limbo (0: none does), after
+  // which a retry (place_line) may find one. `warm`: replacement gives it a hit's standing.
+  struct AdmittedLine {
+    uint32_t id = Shard::kNoLine;
+    bool warm = false;
+    uint64_t wait_need = 0;
+  };
   // REQUIRES shard.mu. A miss of `core_line`: asks the shard's admission policy and, when it
-  // admits, allocates a line (allocate_line), warm in replacement if the policy said so. nullopt
-  // when refused; kNoLine when admitted but no line could be had now.
-  std::optional<uint32_t> admit_line(Shard& shard, uint64_t core_line, bool is_write);
+  // admits, places it (place_line). nullopt when refused.
+  std::optional<AdmittedLine> admit_line(Shard& shard, uint64_t core_line, bool is_write);
+  // REQUIRES shard.mu. Allocates a line for an admitted miss (allocate_line), warm in
+  // replacement if `warm`.
+  AdmittedLine place_line(Shard& shard, uint64_t core_line, bool warm);
+  // Runs `then` once persist epoch `need` has completed: at once (OK) if it has, else after a
+  // persist (its status). REQUIRES no shard lock held (a persist round takes them).
+  void when_persisted(uint64_t need, IoCallback then);
   // REQUIRES shard.mu. Line `id`'s clean data is about to change or just changed: its record stops
   // claiming clean sectors. Returns the persist epoch after which no durable record trusts them
   // (0: none does now).

@@ -121,9 +121,9 @@ LineChoice LookupOrAdmit(Request& req, const Segment& seg, Shard& shard) {
   }
   EngineCounters::add(e.counters.write_miss_bytes, seg.bytes());
   req.all_cached = false;
-  const std::optional<uint32_t> line = e.admit_line(shard, seg.core_line, true);
+  const std::optional<Engine::AdmittedLine> line = e.admit_line(shard, seg.core_line, true);
   if (!line) return {.refused = true};
-  return {.id = *line};
+  return {.id = line->id, .warm = line->warm, .wait_need = line->wait_need};
 }
 
 std::optional<uint32_t> DirtyLineToUpdateOrDropClean(Engine& e, const Segment& seg) {

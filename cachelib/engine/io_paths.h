@@ -102,10 +102,14 @@ void SsdReadSectors(Engine& e, uint32_t line_id, uint32_t first, uint32_t count,
 void InvalidateClean(Engine& e, Shard& shard, uint32_t id, const SectorBits& mask);
 
 // The line a write goes to, or why there is none: the admission policy refused the block
-// (`refused`), or no line could be had (every candidate dirty or busy: the cleaner must run).
+// (`refused`), or no line could be had now: every free line waits in limbo until persist epoch
+// `wait_need` (then Engine::place_line, with `warm`, may find one), or, without one, every
+// candidate is dirty or busy (the cleaner must run).
 struct LineChoice {
   uint32_t id = Shard::kNoLine;
   bool refused = false;
+  bool warm = false;
+  uint64_t wait_need = 0;
 };
 // REQUIRES shard.mu. The segment's line, touched; or, on a miss, a new line if admission agrees
 // and one can be had. A miss clears req.all_cached.

@@ -26,21 +26,10 @@ void EndFill(Engine& e, const Segment& seg) {
   e.inflight.fetch_sub(1, std::memory_order_release);
 }
 
-// Background fill of `fill` sectors (data in `data`, segment-relative) after the reply was sent.
-// Owns the segment's shared lock, `seg.bytes()` of the engine's fill backlog
-// (Engine::reserve_fill) and one count of e.inflight; EndFill gives them back.
-void FillAfterReply(Engine& e, Segment seg, SectorBits fill, AlignedBuffer data) {
-  Shard& shard = e.shard_for(seg.core_line);
-  uint32_t line_id;
-  {
-    std::lock_guard lock(shard.mu);
-    line_id = shard.lookup(seg.core_line);
-    if (line_id == Shard::kNoLine) {
-      line_id = e.admit_line(shard, seg.core_line, false).value_or(Shard::kNoLine);
-    }
-    // Another reader may have filled some already.
-    if (line_id != Shard::kNoLine) fill &= ~shard.valid(line_id);
-  }
+// Writes `fill` sectors (data in `data`, segment-relative) to line `line_id` (kNoLine: none),
+// then ends the fill.
+void WriteFill(Engine& e, const Segment& seg, SectorBits fill, uint32_t line_id,
+               AlignedBuffer data) {
   if (line_id == Shard::kNoLine || fill.none()) return EndFill(e, seg);
   std::byte* base = data.get();
   auto join = IoJoin::Make([&e, seg, fill, line_id, data = std::move(data)](Status s) {
@@ -62,6 +51,34 @@ void FillAfterReply(Engine& e, Segment seg, SectorBits fill, AlignedBuffer data)
                     NotingSsdErrors(e, SsdErrorKind::kWrite, join->add()));
   });
   join->seal();
+}
+
+// Background fill of `fill` sectors (data in `data`, segment-relative) after the reply was sent.
+// Owns the segment's shared lock, `seg.bytes()` of the engine's fill backlog
+// (Engine::reserve_fill) and one count of e.inflight; EndFill gives them back. An admitted block
+// for which every free line waits in limbo is filled once the persist that frees them is done.
+void FillAfterReply(Engine& e, Segment seg, SectorBits fill, AlignedBuffer data) {
+  Shard& shard = e.shard_for(seg.core_line);
+  Engine::AdmittedLine line;
+  {
+    std::lock_guard lock(shard.mu);
+    line.id = shard.lookup(seg.core_line);
+    if (line.id == Shard::kNoLine) line = e.admit_line(shard, seg.core_line, false).value_or(line);
+    // Another reader may have filled some already.
+    if (line.id != Shard::kNoLine) fill &= ~shard.valid(line.id);
+  }
+  if (line.wait_need == 0) return WriteFill(e, seg, fill, line.id, std::move(data));
+  e.when_persisted(line.wait_need, [&e, seg, fill, warm = line.warm, data](Status s) mutable {
+    uint32_t id = Shard::kNoLine;
+    if (s.ok()) {
+      Shard& sh = e.shard_for(seg.core_line);
+      std::lock_guard lock(sh.mu);
+      id = sh.lookup(seg.core_line);
+      if (id == Shard::kNoLine) id = e.place_line(sh, seg.core_line, warm).id;
+      if (id != Shard::kNoLine) fill &= ~sh.valid(id);
+    }
+    WriteFill(e, seg, fill, id, std::move(data));
+  });
 }
 
 }  // namespace

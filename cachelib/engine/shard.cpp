@@ -121,17 +121,13 @@ uint32_t Shard::allocate(uint64_t core_line, const std::function<bool(uint32_t)>
   if (in_limbo(core_line)) return kNoLine;
   // A victim no durable record trusts can take other data at once.
   auto unclaimed = [&](uint32_t s) { return slots_.untrusted(s) && slots_.untrust_durable(s); };
-  if (free_count_ == 0) {
-    // The reserve is all in limbo (a persist is on its way): only an unclaimed victim will do.
-    auto victim = replacement_->pick_victim(
-        [&](uint32_t s) { return can_reuse(id_of(s)) && unclaimed(s); }, kMaxVictimScan);
-    if (!victim) return kNoLine;
-    evict(*victim);
-    *evicted = true;
-    free_slot(*victim);
-  } else if (used_ >= capacity()) {
+  if (used_ >= capacity() || free_count_ == 0) {
     // Full: make room first, as the policy expects. A victim a durable record may still trust
-    // waits in limbo for its free record, and the new line comes from the reserve meanwhile.
+    // waits in limbo for its free record, and the new line comes from the reserve meanwhile. When
+    // the reserve is all in limbo too, each miss still sends its victim there and may wait for
+    // the persist that frees it, so that every waiting miss finds a line then. Taking the first
+    // unclaimed line instead would evict the newest lines (once trust rounds have trusted the
+    // rest) and freeze what the cache holds.
     auto victim = replacement_->pick_victim(
         [&](uint32_t s) { return can_reuse(id_of(s)); }, kMaxVictimScan);
     if (victim) {

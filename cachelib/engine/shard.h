@@ -42,12 +42,13 @@ class Shard {
   // Line `id`, just allocated for an admitted miss, gets a hit's standing in replacement
   // (Admission::warm); the admission policy is not told: it saw the miss.
   void warm(uint32_t id);
-  // Maps `core_line` to a durably free line, first evicting a line for which can_reuse(id) holds
-  // when capacity() lines are in use. A victim the SSD may still hold a trusted record of goes to
-  // limbo (*to_limbo set): the caller stages its free record and calls add_limbo(); meanwhile the
-  // reserve serves. kNoLine when the whole reserve is in limbo and no unclaimed victim exists, or
-  // when `core_line` itself is in limbo (two records must never map one core line). The new line
-  // has no valid sectors and is untrusted, durably (its SSD record is free).
+  // Maps `core_line` to a durably free line, first evicting the replacement policy's victim
+  // (a line for which can_reuse(id) holds) when capacity() lines are in use. A victim the SSD may
+  // still hold a trusted record of goes to limbo (*to_limbo set): the caller stages its free
+  // record and calls add_limbo(); meanwhile the reserve serves. kNoLine when no line is free (the
+  // whole reserve is in limbo: the persist that frees it gives lines again), or when `core_line`
+  // itself is in limbo (two records must never map one core line). The new line has no valid
+  // sectors and is untrusted, durably (its SSD record is free).
   uint32_t allocate(uint64_t core_line, const std::function<bool(uint32_t)>& can_reuse,
                     uint32_t* to_limbo, bool* evicted);
   // Lines the policies fill: all but the reserve kept durably free, so a miss does not wait for

@@ -37,14 +37,9 @@ void WbSsdWriteFailed(Request& req, const Segment& seg, uint32_t line_id, const 
             });
 }
 
-void WbLocked(Request& req, const Segment& seg) {
+// Writes the segment to its line, or to the core when `choice` has none.
+void WbWrite(Request& req, const Segment& seg, const LineChoice& choice) {
   Engine& e = req.engine;
-  Shard& shard = e.shard_for(seg.core_line);
-  LineChoice choice;
-  {
-    std::lock_guard lock(shard.mu);
-    choice = LookupOrAdmit(req, seg, shard);
-  }
   const uint32_t line_id = choice.id;
   const std::byte* src = req.write_buf + seg.buf_offset;
   if (line_id == Shard::kNoLine) {
@@ -75,6 +70,29 @@ void WbLocked(Request& req, const Segment& seg) {
     req.segment_done(Status::Ok());
   });
   SsdWriteSectors(e, line_id, seg.first_sector, seg.sectors, src, std::move(written));
+}
+
+void WbLocked(Request& req, const Segment& seg) {
+  Engine& e = req.engine;
+  Shard& shard = e.shard_for(seg.core_line);
+  LineChoice choice;
+  {
+    std::lock_guard lock(shard.mu);
+    choice = LookupOrAdmit(req, seg, shard);
+  }
+  if (choice.wait_need == 0) return WbWrite(req, seg, choice);
+  // Admitted, but every free line waits in limbo for its free record: the persist that frees
+  // them is quicker than the core, and keeps the write on the SSD as write-back promises.
+  e.when_persisted(choice.wait_need, [&req, seg, choice](Status s) mutable {
+    if (s.ok()) {
+      Shard& sh = req.engine.shard_for(seg.core_line);
+      std::lock_guard lock(sh.mu);
+      choice.id = sh.lookup(seg.core_line);
+      if (choice.id == Shard::kNoLine) choice.id = req.engine.place_line(sh, seg.core_line,
+                                                                         choice.warm).id;
+    }
+    WbWrite(req, seg, choice);
+  });
 }
 
 }  // namespace
