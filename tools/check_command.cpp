@@ -20,7 +20,14 @@ void PrintReport(const CheckReport& r, const std::string& cache, std::ostream& o
   const format::Layout& layout = r.superblock.sb.layout;
   out << "cache:      " << cache << "\n"
       << "superblock: version " << r.superblock.sb.version << ", uuid " << FormatUuid(info.uuid)
-      << ", copy " << r.superblock.copy << " (sequence " << r.superblock.sb.sequence << ")\n"
+      << ", copy " << r.superblock.copy << " (sequence " << r.superblock.sb.sequence << ")\n";
+  if (r.superblock.other_copy != SuperblockState::kValid) {
+    // Not a problem: the load fell back to the good copy, losing nothing acknowledged.
+    out << "warning:    superblock copy " << 1 - r.superblock.copy << ": "
+        << DescribeSuperblockState(r.superblock.other_copy) << "; loaded from copy "
+        << r.superblock.copy << ", and tiercached rewrites both when it next opens the cache\n";
+  }
+  out
       << "core:       " << info.core.path << " (" << FormatSize(info.core.size) << ", "
       << (r.core_from_superblock ? "as recorded; not opened" : "matches --core") << ")\n"
       << "mode:       " << ModeName(info.mode) << "\n"
@@ -35,8 +42,9 @@ void PrintReport(const CheckReport& r, const std::string& cache, std::ostream& o
       << FormatSize(info.data_offset) << "\n"
       << "shutdown:   "
       << (info.was_clean_shutdown ? "clean"
-                                  : "not clean (in use, or the last run crashed; only dirty "
-                                    "lines are kept at load)")
+                                  : "not clean (in use, or the last run crashed; the load "
+                                    "keeps dirty lines and the clean lines trust rounds made "
+                                    "crash-safe)")
       << "\n"
       << "lines:      " << r.records.lines_used << " used, " << r.records.lines_dirty
       << " dirty (" << r.records.dirty_sectors << " dirty sectors, "

@@ -178,6 +178,32 @@ bool Finish(Verb verb, const RawOptions& raw, CliOptions* o, std::ostream& err) 
   return true;
 }
 
+// A parse error as every other error: "tiercache <verb>: <message>" (the message without a
+// repeated "<verb>: "), or, without a verb, which verb was not one.
+std::string UsageErrorLine(const CLI::App& app, const char* first_arg, std::string message) {
+  std::string verb;
+  for (const CLI::App* sub = &app; !sub->get_subcommands().empty();) {
+    sub = sub->get_subcommands().front();
+    verb += (verb.empty() ? "" : " ") + sub->get_name();
+  }
+  if (verb.empty()) {
+    std::string verbs;
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      verbs += (verbs.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (first_arg != nullptr && first_arg[0] != '-') {
+      return "tiercache: unknown verb '" + std::string(first_arg) + "' (" + verbs + ")";
+    }
+    if (message.find("subcommand is required") != std::string::npos) {
+      return "tiercache: a verb is required (" + verbs + ")";
+    }
+    return "tiercache: " + message;
+  }
+  const std::string name = verb.substr(verb.rfind(' ') + 1) + ": ";
+  if (message.compare(0, name.size(), name) == 0) message.erase(0, name.size());
+  return "tiercache " + verb + ": " + message;
+}
+
 }  // namespace
 
 ParsedCommandLine ParseCommandLine(int argc, const char* const* argv, std::ostream& out,
@@ -217,8 +243,12 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv, std::ostre
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int code = app.exit(e, out, err);
-    return ParsedCommandLine{std::nullopt, code == 0 ? kExitOk : kExitUsage};
+    if (e.get_exit_code() == 0) {  // --help
+      app.exit(e, out, err);
+      return ParsedCommandLine{std::nullopt, kExitOk};
+    }
+    err << UsageErrorLine(app, argc > 1 ? argv[1] : nullptr, e.what()) << "\n";
+    return ParsedCommandLine{std::nullopt, kExitUsage};
   }
   static const std::pair<const char*, Verb> kVerbs[] = {
       {"create", Verb::kCreate}, {"status", Verb::kStatus}, {"stats", Verb::kStats},

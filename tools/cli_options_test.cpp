@@ -252,6 +252,34 @@ TEST(CliOptionsTest, ModeSwitchQueryAndDrain) {
   EXPECT_EQ(drain_only.err.str(), "tiercache mode: --drain needs a mode (wt, wb, wa or pt)\n");
 }
 
+// Parse errors are said as every other error, "tiercache <verb>: <message>" on one line, and an
+// unknown verb is named with the verbs there are.
+TEST(CliOptionsTest, ParseErrorsNameTheVerb) {
+  const std::pair<std::vector<std::string>, std::string> cases[] = {
+      {{"mode", "writeback"}, "tiercache mode: writeback not in {wt,wb,wa,pt}\n"},
+      {{"create", "--cache", "/a", "--core", "/b", "--mode", "writeback"},
+       "tiercache create: --mode: writeback not in {wt,wb,wa,pt}\n"},
+      {{"stats", "--json", "--prometheus"}, "tiercache stats: --json excludes --prometheus\n"},
+      {{"status", "extra"}, "tiercache status: The following argument was not expected: extra\n"},
+      {{"config", "check"}, "tiercache config check: file is required\n"},
+      {{"frobnicate"},
+       "tiercache: unknown verb 'frobnicate' (create, status, stats, top, mode, policy, cleaning, "
+       "flush, stop, check, detach, attach, reset-health, bench, sim, config)\n"},
+      {{}, "tiercache: a verb is required (create, status, stats, top, mode, policy, cleaning, "
+           "flush, stop, check, detach, attach, reset-health, bench, sim, config)\n"},
+  };
+  for (const auto& [args, said] : cases) {
+    Parse p(args);
+    EXPECT_FALSE(p.ran());
+    EXPECT_EQ(p.result.exit_code, kExitUsage);
+    EXPECT_EQ(p.err.str(), said);
+    EXPECT_EQ(p.out.str(), "");
+  }
+  Parse help({"mode", "--help"});
+  EXPECT_EQ(help.result.exit_code, kExitOk);
+  EXPECT_NE(help.out.str().find("Usage:"), std::string::npos) << help.out.str();
+}
+
 TEST(CliOptionsTest, ControlVerbs) {
   const std::pair<const char*, Verb> verbs[] = {{"status", Verb::kStatus},
                                                 {"stats", Verb::kStats},

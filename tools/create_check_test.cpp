@@ -272,6 +272,29 @@ TEST_F(CreateCheckVerbTest, CheckReportsTheVersionOnTheSsd) {
   EXPECT_NE(out_.str().find("\"format_version\":6,"), std::string::npos) << out_.str();
 }
 
+// A copy of the superblock that fails its checksum next to a valid one is a torn or damaged
+// write: the load takes the other copy and loses nothing, and check says so instead of keeping
+// quiet about it.
+TEST_F(CreateCheckVerbTest, CheckWarnsOfADamagedSuperblockCopy) {
+  ASSERT_EQ(run(RunCreate, create_options()), kExitOk) << err_.str();
+  ASSERT_EQ(run(RunCheck, check_options()), kExitOk) << err_.str();
+  EXPECT_EQ(out_.str().find("warning:"), std::string::npos) << out_.str();
+  {
+    std::fstream f(ssd_, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(std::streamoff(format::kSuperblockOffset[0] + 500));
+    f.put('\x5a');
+    ASSERT_TRUE(f.good());
+  }
+  ASSERT_EQ(run(RunCheck, check_options()), kExitOk) << err_.str();
+  EXPECT_NE(out_.str().find(", copy 1 (sequence "), std::string::npos) << out_.str();
+  EXPECT_NE(out_.str().find("\nwarning:    superblock copy 0: checksum fails (a torn or damaged "
+                            "write); loaded from copy 1, and tiercached rewrites both when it "
+                            "next opens the cache\n"),
+            std::string::npos)
+      << out_.str();
+  EXPECT_NE(out_.str().find("result:     OK\n"), std::string::npos) << out_.str();
+}
+
 TEST_F(CreateCheckVerbTest, CreateRecordsThePoliciesAndCheckShowsThem) {
   CliOptions o = create_options();
   o.policies.replacement = "lru";

@@ -261,7 +261,7 @@ void PrintStatus(const ControlJson& s, std::ostream& out) {
       << health
       << "uuid:       " << JsonString(s, "uuid") << "\n"
       << "format:     version " << JsonU64(s, "format_version") << ", previous shutdown "
-      << (clean ? "clean" : "unclean (dirty lines recovered)") << "\n";
+      << (clean ? "clean" : "unclean (dirty and crash-safe clean lines kept)") << "\n";
 }
 
 std::string DescribePolicies(const ControlJson& p) {

@@ -31,7 +31,8 @@ TEST(ReplyPrinterTest, MistypedFieldsPrintAsDefaults) {
             "line size:  0 B\n"
             "lines:      0 total, 0 used (-), 0 dirty (-)\n"
             "uuid:       ?\n"
-            "format:     version 0, previous shutdown unclean (dirty lines recovered)\n");
+            "format:     version 0, previous shutdown unclean (dirty and crash-safe clean lines "
+            "kept)\n");
   std::ostringstream not_object;
   PrintStats(ControlJson::array(), not_object);
   EXPECT_NE(not_object.str().find("errors:     0\n"), std::string::npos);

@@ -35,6 +35,12 @@ void BenchPolicies::apply_to(CacheOptions* options) const {
   if (cleaning_options) options->cleaning_options = *cleaning_options;
 }
 
+Status BenchPolicies::validate() const {
+  CacheOptions options;
+  apply_to(&options);
+  return options.policies.apply(PolicyOptions{}).validate();
+}
+
 std::vector<std::string> BenchPolicies::daemon_args() const {
   std::vector<std::string> args;
   auto add = [&args](const char* flag, std::string value) {

@@ -24,6 +24,9 @@ struct BenchPolicies {
   bool any() const;
   // Puts the given options into `options`.
   void apply_to(CacheOptions* options) const;
+  // InvalidArgument naming what the engine would refuse (a policy name, a cutoff), so that a
+  // run stops before its first setup rather than at its wt rows.
+  Status validate() const;
   // The same as tiercached flags: "--admission", "always", "--seq-cutoff", "0", ...
   std::vector<std::string> daemon_args() const;
   // "admission s3fifo, replacement default, seq cutoff 4194304 B, cleaning nop (dirty target 20%,

@@ -3,7 +3,12 @@
 // (default) or real time. `tiercache bench` execs this. See docs/bench.md.
 #include <CLI/CLI.hpp>
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <utility>
 
@@ -15,6 +20,7 @@
 #include "bench/workloads/text_fields.h"
 #include "bench/workloads/trace_import.h"
 #include "cachelib/common/size_parser.h"
+#include "cachelib/metadata/format.h"
 #include "daemon/tiercached/daemon_config.h"
 #include "daemon/tiercached/daemon_option.h"
 
@@ -35,6 +41,8 @@ struct Cli {
   double idle_seconds = 5;
   double fio_runtime = 0;  // 0: 5 s, 1 s with --quick
 };
+
+constexpr uint64_t kMinTestSize = uint64_t{1} << 20;
 
 // "512M", "2G", "1GiB", "4096" -> bytes (ParseSize, binary units); 0 only if `allow_zero`.
 Result<uint64_t> ParseBenchSize(const std::string& s, bool allow_zero = false) {
@@ -103,12 +111,22 @@ Status BuildConfig(const Cli& cli, BenchConfig* config, CatalogOptions* copts) {
   if (!cli.cache_size.empty()) {
     auto size = ParseBenchSize(cli.cache_size);
     if (!size.ok()) return size.status();
+    // As tiercache create refuses it, but before the hdd and ssd setups have run.
+    const uint64_t need = format::LayoutFor(config->line_size, format::kMinLines).required_size();
+    if (format::LayoutForSsd(*size, config->line_size).line_count < format::kMinLines) {
+      return Status::InvalidArgument("--cache-size " + cli.cache_size + ": too small, a cache " +
+                                     "needs at least " + std::to_string(need) + " bytes");
+    }
     config->cache_bytes = size.value();
     copts->large_area_bytes = 2 * config->cache_bytes;
   }
   if (!cli.test_size.empty()) {
     auto size = ParseBenchSize(cli.test_size);
     if (!size.ok()) return size.status();
+    // The sequential tests read and write 1 MiB blocks.
+    if (*size < kMinTestSize) {
+      return Status::InvalidArgument("--test-size " + cli.test_size + ": must be at least 1 MiB");
+    }
     copts->area_bytes = size.value();
   }
   config->policies.admission = cli.admission;
@@ -116,9 +134,31 @@ Status BuildConfig(const Cli& cli, BenchConfig* config, CatalogOptions* copts) {
   if (!cli.seq_cutoff.empty()) {
     auto size = ParseBenchSize(cli.seq_cutoff, /*allow_zero=*/true);
     if (!size.ok()) return Status::InvalidArgument("--seq-cutoff: " + size.status().message());
+    if (*size % kSectorSize != 0) {
+      return Status::InvalidArgument("--seq-cutoff " + cli.seq_cutoff +
+                                     ": must be a multiple of 4 KiB (0: bypass off)");
+    }
     config->policies.seq_cutoff_bytes = size.value();
   }
-  return ApplyCleaning(cli, &config->policies);
+  TC_RETURN_IF_ERROR(ApplyCleaning(cli, &config->policies));
+  return config->policies.validate();
+}
+
+// An output file that cannot be written is found before the run, not after it.
+Status CheckWritable(const std::string& flag, const std::string& path) {
+  if (path.empty()) return Status::Ok();
+  namespace fs = std::filesystem;
+  const fs::path parent = fs::absolute(path).parent_path();
+  std::error_code ec;
+  if (!fs::is_directory(parent, ec)) {
+    return Status::InvalidArgument(flag + " " + path + ": no directory " + parent.string());
+  }
+  const bool exists = fs::exists(path, ec);
+  if (exists ? access(path.c_str(), W_OK) != 0 : access(parent.c_str(), W_OK) != 0) {
+    return Status::InvalidArgument(flag + " " + path + ": not writable (" +
+                                   std::strerror(errno) + ")");
+  }
+  return Status::Ok();
 }
 
 std::string Selection(const Cli& cli) {
@@ -158,6 +198,8 @@ int Run(const Cli& cli) {
   BenchConfig config;
   CatalogOptions copts;
   if (Status s = BuildConfig(cli, &config, &copts); !s.ok()) return Fail(s);
+  if (Status s = CheckWritable("--json", cli.json); !s.ok()) return Fail(s);
+  if (Status s = CheckWritable("--report", cli.report); !s.ok()) return Fail(s);
   WorkloadCatalog catalog(copts);
   if (Status s = AddTraces(cli, &catalog); !s.ok()) return Fail(s);
   auto workloads = catalog.select(Selection(cli));
@@ -227,6 +269,11 @@ int main(int argc, char** argv) {
   app.add_option("--trace", cli.traces, "import a trace as a workload: NAME=FORMAT:FILE with "
                                         "FORMAT blkparse, fio or msr");
   app.add_flag("--list", cli.list, "list the selected workloads and exit");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version exit 0; a bad argument exits 1, as every other failure (docs/bench.md).
+    return app.exit(e) == 0 ? 0 : 1;
+  }
   return tiercache::bench::Run(cli);
 }

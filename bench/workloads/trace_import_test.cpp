@@ -141,8 +141,8 @@ TEST(MsrImportTest, FiletimeTicksAndResponseTimes) {
 }
 
 TEST(TraceImportTest, FileFormatsAndErrors) {
-  EXPECT_EQ(ImportTraceFile("blkparse", "/nonexistent", "x").status().code(),
-            Status::Code::kNotFound);
+  EXPECT_EQ(ImportTraceFile("blkparse", "/nonexistent", "x").status().ToString(),
+            "NotFound: cannot read trace file /nonexistent: No such file or directory");
   EXPECT_EQ(ImportTraceFile("tar", "/dev/null", "x").status().code(),
             Status::Code::kInvalidArgument);
 }

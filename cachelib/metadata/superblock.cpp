@@ -168,6 +168,18 @@ bool HasTiercacheMagic(std::span<const std::byte> area) {
          MagicMatches(area.subspan(kSuperblockOffset[1], kBlockSize));
 }
 
+const char* DescribeSuperblockState(SuperblockState state) {
+  switch (state) {
+    case SuperblockState::kZero: return "never written (all zero)";
+    case SuperblockState::kForeign: return "not a tiercache superblock (other data)";
+    case SuperblockState::kBadChecksum: return "checksum fails (a torn or damaged write)";
+    case SuperblockState::kUnsupportedVersion: return "a format version this build cannot read";
+    case SuperblockState::kBadFields: return "fields out of range";
+    case SuperblockState::kValid: return "valid";
+  }
+  return "unknown";
+}
+
 Result<LoadedSuperblock> LoadSuperblock(std::span<const std::byte> area,
                                         const std::string& ssd_name) {
   assert(area.size() == kSuperblockAreaSize);
@@ -205,7 +217,7 @@ Result<LoadedSuperblock> LoadSuperblock(std::span<const std::byte> area,
     if (best == 0 && d[1].state == SuperblockState::kValid && d[1].sb.sequence > d[0].sb.sequence) {
       best = 1;
     }
-    return LoadedSuperblock{d[best].sb, best};
+    return LoadedSuperblock{d[best].sb, best, d[1 - best].state};
   }
   if (any(SuperblockState::kBadChecksum)) {
     return Status::Corruption("tiercache superblock on " + ssd_name +

@@ -64,7 +64,11 @@ DecodedSuperblock DecodeSuperblock(std::span<const std::byte> copy);
 struct LoadedSuperblock {
   Superblock sb;
   uint32_t copy = 0;  // index of the copy it came from (the next write goes to the other one)
+  // The other copy's state: kValid (older or equal), else torn, damaged or never written.
+  SuperblockState other_copy = SuperblockState::kValid;
 };
+// What a copy in `state` is, for people: "valid", "never written", "checksum fails"...
+const char* DescribeSuperblockState(SuperblockState state);
 
 // Picks the newest valid copy of the 8 KiB superblock area of `ssd_name`, or explains why none:
 // NotFound (all zero / foreign data), Corruption (both checksums bad, or a copy whose checksum

@@ -8,6 +8,7 @@
 #include "cachelib/common/logger.h"
 #include "cachelib/common/size_parser.h"
 #include "cachelib/metadata/store_options.h"
+#include "daemon/common/host_port.h"
 #include "daemon/metrics/metrics_http.h"
 #include "policy/cleaning/cleaning_factory.h"
 #include "policy/replacement/replacement_factory.h"
@@ -63,6 +64,12 @@ Status CheckSocketIo(const DaemonConfig& c) {
   return Status::InvalidArgument("'" + c.socket_io + "' is not ring or epoll");
 }
 
+Status CheckListen(const DaemonConfig& c) {
+  if (c.tcp_listen.empty()) return Status::Ok();
+  std::string host, port;
+  return SplitHostPort(c.tcp_listen, host, port);
+}
+
 Status CheckMetrics(const DaemonConfig& c) {
   if (c.metrics_listen.empty()) return Status::Ok();
   return MetricsListenAddress(c.metrics_listen).status();
@@ -83,7 +90,8 @@ std::vector<DaemonOption> MakeOptions() {
       {"cache", "", &C::cache_path, "cache device (SSD) made by `tiercache create` (required)"},
       {"core", "", &C::core_path, "core device (HDD); default: as recorded at create"},
       {"socket", "", &C::socket_path, "NBD Unix socket (default /run/tiercache/NAME.sock)"},
-      {"listen", "", &C::tcp_listen, "also serve NBD over TCP on HOST:PORT"},
+      {"listen", "", &C::tcp_listen, "also serve NBD over TCP on HOST:PORT", std::nullopt,
+       CheckListen},
       {"control", "", &C::control_path, "control socket (default /run/tiercache/NAME.ctl)"},
       {"pidfile", "", &C::pidfile, "write the daemon's pid to FILE"},
       {"export-name", "", &C::export_name, "NBD export name (\"\" is always accepted)"},

@@ -76,6 +76,12 @@ TEST(DaemonOptionTest, ApplyChecksEachKind) {
   EXPECT_EQ(c.seq_cutoff_bytes, std::optional<uint64_t>(0));
   EXPECT_EQ(apply("seq-cutoff", "5000"),
             "InvalidArgument: read_cutoff_bytes must be a multiple of 4096 and >= 4096");
+  // A bad --listen is a usage error of the flag, not a failed start after the cache opened.
+  EXPECT_EQ(apply("listen", "127.0.0.1:99999"),
+            "InvalidArgument: expected HOST:PORT with a PORT of 0-65535, got '127.0.0.1:99999'");
+  EXPECT_EQ(apply("listen", "nocolon"), "InvalidArgument: expected HOST:PORT, got 'nocolon'");
+  EXPECT_EQ(apply("listen", "[::1]:10809"), "OK");
+  EXPECT_EQ(c.tcp_listen, "[::1]:10809");
   EXPECT_EQ(apply("stream-readahead", "2M"), "OK");
   EXPECT_EQ(c.stream_readahead_bytes, std::optional<uint64_t>(2u << 20));
   EXPECT_EQ(apply("stream-readahead", "2X"),

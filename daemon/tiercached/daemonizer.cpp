@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "daemon/common/syslog_sink.h"
+
 namespace tiercache {
 namespace {
 
@@ -59,6 +61,14 @@ void Daemonizer::ready() {
   (void)n;
   close(pipe_fd_);
   pipe_fd_ = -1;
+  // The caller's stderr stays open as long as anyone holds it: `out=$(tiercached ...)`, a pipe
+  // or an ssh session would wait for the daemon to exit. Later events go to syslog instead.
+  LogToSyslog("tiercached");
+  int devnull = open("/dev/null", O_WRONLY);
+  if (devnull >= 0) {
+    dup2(devnull, STDERR_FILENO);
+    close(devnull);
+  }
 }
 
 void Daemonizer::failed(const std::string& message) {

@@ -14,7 +14,8 @@ class Daemonizer {
   // Forks unless foreground. Only the child returns (the parent exits with the child's verdict).
   // REQUIRES: called before any thread is started.
   explicit Daemonizer(bool foreground);
-  // Tells the waiting parent: ready (exit 0), and the service manager READY=1 ...
+  // Tells the waiting parent: ready (exit 0), and the service manager READY=1. Detached, the
+  // caller's stderr is let go then: later events go to syslog (LogToSyslog) ...
   void ready();
   // ... or failed with `message` (parent prints it, exits 1). Also printed here.
   void failed(const std::string& message);

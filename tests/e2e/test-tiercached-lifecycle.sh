@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The daemon's life cycle: a detached start returns once it serves; a second daemon on the same
-# cache is refused (by any path to it) and the first keeps serving, as it does through SIGHUP,
+# The daemon's life cycle: a detached start returns once it serves and lets go of the caller's
+# stderr; a second daemon on the same cache is refused (by any path to it) and the first keeps
+# serving, as it does through SIGHUP,
 # SIGUSR1 and SIGUSR2; SIGTERM with writes in flight exits 0, keeps every acknowledged write and
 # marks the cache clean; the restart is warm (re-reads are exact hits); a wrong core is refused;
 # `tiercache create` refuses a cache without --force and a served cache even with --force;
@@ -29,9 +30,16 @@ wait_gone() {
 }
 
 # --- detached start, second daemon refused ------------------------------------------------
-"$TIERCACHED" --cache ssd.img --pidfile daemon.pid || fail "detached start"
-pid="$(cat daemon.pid)"
-cleanup_fn "kill $pid 2>/dev/null || true"
+# Captured through a pipe: the start returns (its start event printed) and lets go of stderr, or
+# the capture would wait for the daemon to exit (timeout: 124).
+rc=0
+started="$(timeout 60 sh -c '"$0" --cache ssd.img --pidfile daemon.pid 2>&1 | cat' \
+  "$TIERCACHED")" || rc=$?
+pid="$(cat daemon.pid 2>/dev/null || true)"
+[ -n "$pid" ] && cleanup_fn "kill $pid 2>/dev/null || true"
+[ "$rc" = 0 ] || fail "detached start through a pipe: exit $rc (stderr kept open?)"
+grep -q "event=start .*pid=$pid" <<<"$started" || fail "no start event on stderr: $started"
+[ "$(readlink "/proc/$pid/fd/2")" = /dev/null ] || fail "the daemon still holds the caller's stderr"
 # No waiting: the start returned once both sockets listen.
 [ "$(nbdinfo --size "$DEFAULT_URI")" = "$SIZE" ] || fail "not serving after a detached start"
 [ "$(tc_cli status --json | jq -r .status.pid)" = "$pid" ] || fail "status pid"

@@ -2,7 +2,8 @@
 # tiercached --metrics: GET /metrics serves the `stats --prometheus` text over HTTP, parsed by the
 # Prometheus Python client's parser, with exact request counts; another path is 404, another
 # method 405. Also the structured log: start, mode switch and stop events, one key=value line
-# each, on stderr; --log-level warn hides them; a bad --metrics or --log-level is a usage error.
+# each, on stderr; --log-level warn hides them; a bad --metrics, --listen or --log-level is a
+# usage error.
 set -euo pipefail
 source "$(dirname "$0")/../functions.sh"
 requires nbdsh --version
@@ -12,7 +13,8 @@ K=4096
 cd "$TEST_TMP"
 make_cache ssd.img 64M hdd.img 256M --mode wt --admission always
 
-for bad in "--metrics nope" "--metrics 127.0.0.1:70000" "--log-level loud"; do
+for bad in "--metrics nope" "--metrics 127.0.0.1:70000" "--log-level loud" \
+  "--listen 127.0.0.1:99999"; do
   rc=0
   # shellcheck disable=SC2086
   "$TIERCACHED" --cache ssd.img --foreground $bad >/dev/null 2>usage.txt || rc=$?

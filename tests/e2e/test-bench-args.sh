@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# tiercache bench refuses a bad argument before any setup runs (no table on stdout), with exit 1
+# as docs/bench.md says: bad values of CLI11's own checks, policy names and cutoffs the engine
+# would refuse at its wt rows, sizes too small, an output file that could not be written.
+set -euo pipefail
+source "$(dirname "$0")/../functions.sh"
+CLI="$TIERCACHE_BUILD_DIR/tools/tiercache"
+requires test -x "$CLI"
+
+# ARGS... : exit 1, nothing on stdout, PATTERN (first argument) on stderr.
+refused() {
+  local pattern="$1" out err rc=0
+  shift
+  out="$("$CLI" bench --quick --workloads boot --setups hdd,wt --passes 1 "$@" \
+           2>"$TEST_TMP/err")" || rc=$?
+  err="$(cat "$TEST_TMP/err")"
+  [ "$rc" = 1 ] || fail "bench $*: exit $rc, expected 1: $err"
+  [ -z "$out" ] || fail "bench $*: ran before refusing: $out"
+  grep -qF -- "$pattern" <<<"$err" || fail "bench $*: said '$err', expected '$pattern'"
+}
+
+refused "--passes: Value 0 not in range 1 to 1000" --passes 0
+refused "The following argument was not expected: --bogus" --bogus
+refused "--idle: Value -1 not in range" --idle -1
+refused "--fio-runtime: Value 0 not in range" --fio-runtime 0
+refused "--seq-cutoff 3K: must be a multiple of 4 KiB (0: bypass off)" --seq-cutoff 3K
+refused "unknown replacement policy 'arc' (lru, clock, s3fifo, sieve)" --replacement arc
+refused "unknown admission policy 'lfu'" --admission lfu
+refused "--test-size 1: must be at least 1 MiB" --test-size 1
+refused "--cache-size 1: too small, a cache needs at least 147456 bytes" --cache-size 1
+refused "--json /nonexistent/dir/x.json: no directory /nonexistent/dir" \
+  --json /nonexistent/dir/x.json
+# --help still exits 0.
+"$CLI" bench --help >/dev/null || fail "bench --help: exit $?"
+echo "PASS"
