@@ -8,6 +8,7 @@
 #include "tools/control_session.h"
 #include "tools/exit_codes.h"
 #include "daemon/control/prometheus_format.h"
+#include "tools/process_exit.h"
 #include "tools/reply_printer.h"
 
 namespace tiercache {
@@ -192,10 +193,34 @@ int RunFlush(const CliOptions& options, CommandIo& io) {
   return kExitOk;
 }
 
+// The daemon's pid (0 if it does not say), asked before a verb that stops it.
+bool AskPid(Session& session, int64_t* pid) {
+  ControlJson reply;
+  if (!session.call(Request("status"), &reply, {}, /*print_reply=*/false)) return false;
+  *pid = int64_t(JsonU64(reply.value("status", ControlJson::object()), "pid"));
+  return true;
+}
+
+// After the reply to stop or detach: the daemon closed the cache, and lets go of its lock as it
+// exits. Returns false (reported) if it is still running after kExitWait.
+bool WaitForExit(CommandIo& io, const char* verb, int64_t pid) {
+  constexpr std::chrono::seconds kExitWait{60};
+  if (WaitForProcessExit(pid, kExitWait)) return true;
+  ReportFailure(io, verb, "Busy",
+                "tiercached (pid " + std::to_string(pid) + ") closed the cache but is still "
+                "running after " + std::to_string(kExitWait.count()) + " s",
+                kExitFailed);
+  return false;
+}
+
 int RunStop(const CliOptions& options, CommandIo& io) {
   Session session(options, io, "stop");
   ControlJson reply;
-  if (!session.connected() || !session.call(Request("stop"), &reply)) return session.exit_code();
+  int64_t pid = 0;
+  if (!session.connected() || !AskPid(session, &pid) || !session.call(Request("stop"), &reply)) {
+    return session.exit_code();
+  }
+  if (!WaitForExit(io, "stop", pid)) return kExitFailed;
   if (!io.json) io.out << "tiercached stopped; the cache was closed cleanly\n";
   return kExitOk;
 }
@@ -212,13 +237,15 @@ int RunResetHealth(const CliOptions& options, CommandIo& io) {
 
 int RunDetach(const CliOptions& options, CommandIo& io) {
   Session session(options, io, "detach");
-  if (!session.connected()) return session.exit_code();
+  int64_t pid = 0;
+  if (!session.connected() || !AskPid(session, &pid)) return session.exit_code();
   // The daemon does it all (switch to wt, write back, stop), so no write can slip in between.
   ProgressPrinter printer(io);
   ControlJson reply;
   bool ok = session.call(Request("detach"), &reply, [&](const ControlJson& l) { printer(l); });
   printer.finish();
   if (!ok) return session.exit_code();
+  if (!WaitForExit(io, "detach", pid)) return kExitFailed;
   if (io.json) return kExitOk;
   uint64_t bytes = JsonU64(reply, "written_back_bytes");
   io.out << "detached: " << FormatSize(bytes)

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include "daemon/control/unix_socket.h"
 #include "tools/control_client.h"
 #include "tools/exit_codes.h"
+#include "tools/process_exit.h"
 #include "tests/support/temp_dir.h"
 
 namespace tiercache {
@@ -427,6 +429,32 @@ TEST_F(ControlCommandsTest, StopAndDetach) {
   EXPECT_EQ(target_.detach_calls(), 1);
   EXPECT_EQ(target_.clean_calls(), 0);
   EXPECT_EQ(target_.stop_calls(), 1);
+}
+
+// The daemon lets go of the cache's lock only as it exits, after its reply: stop and detach
+// return once the process named by its status is gone (a zombie counts: it exited), so that
+// `tiercache stop && tiercached ...` finds the cache free. Here a child that exits 300 ms after it
+// started stands for the daemon.
+TEST_F(ControlCommandsTest, StopAndDetachReturnOnceTheDaemonExited) {
+  start_server();
+  for (auto verb : {RunStop, RunDetach}) {
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      usleep(300'000);
+      _exit(0);
+    }
+    ControlStatus status = SampleStatus();
+    status.pid = child;
+    target_.set_status(status);
+    EXPECT_FALSE(ProcessGone(child));
+    EXPECT_EQ(run(verb), kExitOk) << err_.str();
+    EXPECT_TRUE(ProcessGone(child));
+    int wstatus = 0;
+    EXPECT_EQ(waitpid(child, &wstatus, 0), child);
+  }
+  EXPECT_FALSE(ProcessGone(getpid()));
+  EXPECT_FALSE(ProcessGone(0));
 }
 
 TEST_F(ControlCommandsTest, DetachAsJsonReportsTheBytesWrittenBack) {
