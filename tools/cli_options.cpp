@@ -2,9 +2,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <ostream>
+#include <sstream>
+#include <string_view>
 
 #include "cachelib/common/size_parser.h"
+#include "daemon/control/control_json.h"
 #include "tools/exit_codes.h"
 #include "tools/policy_flags.h"
 
@@ -204,12 +208,10 @@ std::string UsageErrorLine(const CLI::App& app, const char* first_arg, std::stri
   return "tiercache " + verb + ": " + message;
 }
 
-}  // namespace
-
-ParsedCommandLine ParseCommandLine(int argc, const char* const* argv, std::ostream& out,
-                                   std::ostream& err) {
+ParsedCommandLine Parse(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   CLI::App app("tiercache: manage SSD caches in front of HDDs (see tiercached(8))", "tiercache");
   app.footer(kFooter);
+  app.set_version_flag("--version", "tiercache " TIERCACHE_VERSION);  // project() in CMakeLists
   app.require_subcommand(1);
   CliOptions o;
   RawOptions raw;
@@ -243,7 +245,7 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv, std::ostre
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) {  // --help
+    if (e.get_exit_code() == 0) {  // --help, --version
       app.exit(e, out, err);
       return ParsedCommandLine{std::nullopt, kExitOk};
     }
@@ -264,6 +266,31 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv, std::ostre
   if (o.verb == Verb::kSim) o.sim_args = app.get_subcommand("sim")->remaining();
   if (!Finish(o.verb, raw, &o, err)) return ParsedCommandLine{std::nullopt, kExitUsage};
   return ParsedCommandLine{std::move(o), kExitOk};
+}
+
+}  // namespace
+
+ParsedCommandLine ParseCommandLine(int argc, const char* const* argv, std::ostream& out,
+                                   std::ostream& err) {
+  std::ostringstream errors;
+  ParsedCommandLine parsed = Parse(argc, argv, out, errors);
+  err << errors.str();
+  const bool json = std::any_of(argv + 1, argv + argc, [](const char* a) {
+    return std::string_view(a) == "--json";
+  });
+  if (parsed.exit_code == kExitUsage && json) {
+    // With --json every failure is an error object on stdout (docs/cli.md), usage errors too.
+    const std::string said = errors.str();
+    std::string message = said.substr(0, said.find('\n'));
+    const size_t colon = message.find(": ");
+    if (colon != std::string::npos) message.erase(0, colon + 2);
+    ControlJson error = ControlJson::object();
+    error["ok"] = false;
+    error["error"] = message;
+    error["code"] = "InvalidArgument";
+    out << ToLine(error);
+  }
+  return parsed;
 }
 
 }  // namespace tiercache

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "tools/exit_codes.h"
@@ -273,8 +274,23 @@ TEST(CliOptionsTest, ParseErrorsNameTheVerb) {
     EXPECT_FALSE(p.ran());
     EXPECT_EQ(p.result.exit_code, kExitUsage);
     EXPECT_EQ(p.err.str(), said);
-    EXPECT_EQ(p.out.str(), "");
+    // Nothing on stdout, but with --json (below).
+    if (std::find(args.begin(), args.end(), "--json") == args.end()) EXPECT_EQ(p.out.str(), "");
   }
+  // With --json, also as the error object every failure prints on stdout.
+  Parse json({"mode", "writeback", "--json"});
+  EXPECT_EQ(json.result.exit_code, kExitUsage);
+  EXPECT_EQ(json.err.str(), "tiercache mode: writeback not in {wt,wb,wa,pt}\n");
+  EXPECT_EQ(json.out.str(),
+            R"({"ok":false,"error":"writeback not in {wt,wb,wa,pt}","code":"InvalidArgument"})"
+            "\n");
+  Parse late({"create", "--cache", "/a", "--core", "/b", "--discard-dirty", "--json"});
+  EXPECT_EQ(late.out.str(),
+            R"({"ok":false,"error":"--discard-dirty needs --force","code":"InvalidArgument"})"
+            "\n");
+  Parse version({"--version"});
+  EXPECT_EQ(version.result.exit_code, kExitOk);
+  EXPECT_EQ(version.out.str().rfind("tiercache 0.", 0), 0u) << version.out.str();  // project()
   Parse help({"mode", "--help"});
   EXPECT_EQ(help.result.exit_code, kExitOk);
   EXPECT_NE(help.out.str().find("Usage:"), std::string::npos) << help.out.str();

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "daemon/control/control_paths.h"
+#include "tools/process_exit.h"
 
 namespace tiercache {
 
@@ -36,7 +37,9 @@ std::vector<int64_t> FindProcesses(const std::string& name) {
     if (pid.empty() || !std::all_of(pid.begin(), pid.end(), ::isdigit)) continue;
     std::ifstream comm(entry.path() / "comm");
     std::string line;
-    if (std::getline(comm, line) && line == name) pids.push_back(std::stoll(pid));
+    if (!std::getline(comm, line) || line != name) continue;
+    // A zombie has exited: it serves nothing, though its parent has not reaped it yet.
+    if (!ProcessGone(std::stoll(pid))) pids.push_back(std::stoll(pid));
   }
   std::sort(pids.begin(), pids.end());
   return pids;

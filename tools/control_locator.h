@@ -16,7 +16,8 @@ namespace tiercache {
 // InvalidArgument naming them when there are several.
 Result<std::string> ResolveControlPath(const CliOptions& options);
 
-// Process ids whose /proc/<pid>/comm is exactly `name` (at most 15 characters), ascending.
+// Process ids whose /proc/<pid>/comm is exactly `name` (at most 15 characters), ascending;
+// zombies (exited, not yet reaped) left out.
 std::vector<int64_t> FindProcesses(const std::string& name);
 
 // "cannot connect to tiercached at PATH: <why>; <whether tiercached runs>", for a failed connect

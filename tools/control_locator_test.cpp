@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -9,6 +10,7 @@
 
 #include "daemon/control/unix_socket.h"
 #include "tests/support/temp_dir.h"
+#include "tools/process_exit.h"
 
 namespace tiercache {
 namespace {
@@ -61,6 +63,16 @@ TEST_F(ControlLocatorTest, FindsItsOwnProcess) {
   std::vector<int64_t> pids = FindProcesses(name);
   EXPECT_NE(std::find(pids.begin(), pids.end(), int64_t(getpid())), pids.end());
   EXPECT_TRUE(FindProcesses("no-such-process-name").empty());
+  // A child that exited and is not reaped yet (a zombie) runs nothing: it is not found.
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) _exit(0);
+  while (!ProcessGone(child)) usleep(1000);
+  pids = FindProcesses(name);
+  EXPECT_EQ(std::find(pids.begin(), pids.end(), int64_t(child)), pids.end());
+  EXPECT_NE(std::find(pids.begin(), pids.end(), int64_t(getpid())), pids.end());
+  int wstatus = 0;
+  EXPECT_EQ(waitpid(child, &wstatus, 0), child);
 }
 
 // Whether a tiercached runs on this machine is not up to the test: check both forms.

@@ -64,6 +64,8 @@ Status Cleaner::init() {
   policy_ = std::move(policy).value();
   options_ = engine_.options.cleaning_options;
   last_foreground_ = loop_->clock().now();
+  // Dirty lines loaded at open count from the open, as DirtyEpochs counts them.
+  oldest_dirty_since_ns_ = last_foreground_.count();
   return Status::Ok();
 }
 
@@ -132,9 +134,12 @@ CleanerStatus Cleaner::status() const {
     s.options = options_;
     s.last_error = last_error_;
   }
-  s.oldest_dirty_age_ns = oldest_age_ns_.load();
   s.clean_rate_bytes_per_s = rate_bytes_per_s_.load();
   uint64_t dirty_bytes = engine_.counters.dirty_sectors.load() * kSectorSize;
+  if (dirty_bytes != 0) {
+    s.oldest_dirty_age_ns =
+        std::max<int64_t>(0, loop_->clock().now().count() - oldest_dirty_since_ns_.load());
+  }
   if (dirty_bytes == 0) {
     s.flush_eta_ns = 0;
   } else if (s.clean_rate_bytes_per_s > 0 && s.last_error.empty()) {
@@ -169,7 +174,7 @@ CleaningInputs Cleaner::inputs(Nanos now) {
   in.last_batch_duration = last_batch_duration_;
   in.last_batch_blocks = last_batch_blocks_;
   in.last_batch_bytes = last_batch_bytes_;
-  oldest_age_ns_ = in.oldest_dirty_age.count();
+  oldest_dirty_since_ns_ = (now - in.oldest_dirty_age).count();
   return in;
 }
 

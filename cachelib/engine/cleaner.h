@@ -127,7 +127,9 @@ class Cleaner {
   std::vector<std::pair<std::function<void(uint64_t)>, IoCallback>> drain_waiters_;
   IoCallback stop_done_;
   // For status(), from any thread.
-  std::atomic<int64_t> oldest_age_ns_{0};
+  // When the oldest dirty data became dirty (clock time), as of the last decision: status()
+  // reports the age as of its call, so a policy that decides rarely (nop) does not show it frozen.
+  std::atomic<int64_t> oldest_dirty_since_ns_{0};
   std::atomic<uint64_t> rate_bytes_per_s_{0};
   std::atomic<int> last_reason_{0};
   // Failing batches in a row (background loop), and the last one's error (under report_mu_).

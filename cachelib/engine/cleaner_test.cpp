@@ -180,6 +180,23 @@ TEST_F(CleanerTest, LiveChangeOfPolicyTakesEffect) {
   EXPECT_EQ(core->writes.size(), 1u);
 }
 
+// The oldest dirty age is reported as of the status call, not of the cleaner's last decision:
+// under nop (which decides only when the dirty count grows) it read 0 s however old the data was.
+TEST_F(CleanerTest, TheOldestDirtyAgeGrowsWhileNothingIsCleaned) {
+  Make(4096);  // cleaning nop
+  EXPECT_EQ(h->cache->policy_report().oldest_dirty_age_ns, 0);
+  Write(0, 4 * kKiB);
+  h->loop.run_until_idle();
+  h->loop.run_for(std::chrono::seconds(4));
+  const auto age = Nanos(h->cache->policy_report().oldest_dirty_age_ns);
+  // An upper bound within one epoch (max_dirty_age / 2: 15 s by default), as documented.
+  EXPECT_GE(age, std::chrono::seconds(4));
+  EXPECT_LE(age, std::chrono::seconds(4 + 15));
+  h->loop.run_for(std::chrono::seconds(3));
+  EXPECT_EQ(Nanos(h->cache->policy_report().oldest_dirty_age_ns) - age, std::chrono::seconds(3));
+  EXPECT_EQ(h->cache->counters().lines_dirty, 1u);
+}
+
 // A live change of max_dirty_age also shortens the epochs that date dirty lines: a line written
 // after a change from 60 s to 6 s is cleaned about 5 s later (the age bound less its margin),
 // not at once for having joined an epoch that began long before it was written.

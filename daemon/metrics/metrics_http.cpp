@@ -25,7 +25,7 @@ Result<std::string> MetricsListenAddress(const std::string& value) {
   char* end = nullptr;
   const long number = port.empty() ? -1 : std::strtol(port.c_str(), &end, 10);
   if (host.empty() || port.empty() || *end != '\0' || number < 0 || number > 65535) {
-    return Status::InvalidArgument("--metrics: expected PORT or HOST:PORT, got \"" + value + "\"");
+    return Status::InvalidArgument("expected PORT or HOST:PORT, got \"" + value + "\"");
   }
   return host + ":" + port;
 }

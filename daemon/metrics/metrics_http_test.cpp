@@ -12,7 +12,7 @@ TEST(MetricsHttpTest, ListenAddressDefaultsToLocalhost) {
   EXPECT_EQ(MetricsListenAddress("0.0.0.0:9100").value(), "0.0.0.0:9100");
   EXPECT_EQ(MetricsListenAddress("[::1]:0").value(), "[::1]:0");
   EXPECT_EQ(MetricsListenAddress("").status().message(),
-            "--metrics: expected PORT or HOST:PORT, got \"\"");
+            "expected PORT or HOST:PORT, got \"\"");
   EXPECT_FALSE(MetricsListenAddress("70000").ok());
   EXPECT_FALSE(MetricsListenAddress("localhost:").ok());
   EXPECT_FALSE(MetricsListenAddress(":9100").ok());

@@ -9,6 +9,7 @@
 
 #include "cachelib/device/file_device.h"
 #include "cachelib/device/instance_lock.h"
+#include "cachelib/device/models/model_profiles.h"
 #include "cachelib/metadata/format.h"
 #include "cachelib/metadata/line_record.h"
 #include "cachelib/metadata/superblock.h"
@@ -50,6 +51,17 @@ Result<std::unique_ptr<CacheService>> CacheService::Open(const DaemonConfig& con
     if (!recorded.ok()) return recorded.status();
     if (config.core_path.empty()) config.core_path = recorded->core.path;
     recorded_sequential = recorded->policies.sequential;
+  }
+  // A bad timing model is the option's fault: said as such, before a device is opened (else a
+  // core model would read as a core refused).
+  for (const auto& [flag, model] : {std::pair<const char*, const std::string&>{"--core-model",
+                                                                               config.core_model},
+                                    {"--cache-model", config.cache_model}}) {
+    if (model.empty()) continue;
+    auto profile = FindModelProfile(model, config.models_file);
+    if (!profile.ok()) {
+      return profile.status().with_message(std::string(flag) + ": " + profile.status().message());
+    }
   }
   auto devices = std::make_unique<Devices>();
   // A core that cannot be opened, or is not the one the cache was made for, may be owed

@@ -130,6 +130,22 @@ TEST_F(CacheServiceTest, TheCacheGivenAsItsOwnCoreIsRefusedAsSuch) {
   EXPECT_EQ(s.message(), "core " + ssd_.path() + " is the cache device " + ssd_.path() + " itself");
 }
 
+// An unknown timing model is the option's error, said before any device is opened: it used to
+// read as a refused core ("... holds no write-back data for it").
+TEST_F(CacheServiceTest, AnUnknownTimingModelNamesItsOption) {
+  config_.core_model = "hdd9000";
+  Status s = CacheService::Open(config_, *loop_).status();
+  EXPECT_EQ(s.code(), Status::Code::kNotFound) << s.ToString();
+  EXPECT_EQ(s.message().rfind("--core-model: no device profile 'hdd9000' (known: ", 0), 0u)
+      << s.message();
+  EXPECT_EQ(s.message().find("write-back"), std::string::npos) << s.message();
+  config_.core_model.clear();
+  config_.cache_model = "optane";
+  s = CacheService::Open(config_, *loop_).status();
+  EXPECT_EQ(s.message().rfind("--cache-model: no device profile 'optane' (known: ", 0), 0u)
+      << s.message();
+}
+
 // The core a cache was made for is gone, or another device stands in its place: the refusal
 // says how much write-back data the cache holds for it, counted from the SSD without writing to
 // it, and the cache opens with that data once the core is back.

@@ -12,7 +12,7 @@
 namespace tiercache {
 namespace {
 
-constexpr const char* kVersion = "tiercached 0.1.0";
+constexpr const char* kVersion = "tiercached " TIERCACHE_VERSION;  // project() in CMakeLists.txt
 
 const char* TypeName(OptionKind kind) {
   switch (kind) {

@@ -5,6 +5,12 @@
 
 namespace tiercache {
 
+Result<ModelProfile> FindModelProfile(const std::string& model, const std::string& models_file) {
+  auto profiles = models_file.empty() ? ModelProfiles::Builtin() : ModelProfiles::Load(models_file);
+  if (!profiles.ok()) return profiles.status();
+  return profiles->find(model);
+}
+
 DeviceStack::DeviceStack() = default;
 DeviceStack::~DeviceStack() {
   model_.reset();  // the model wraps the file: it goes first
@@ -21,9 +27,7 @@ Status DeviceStack::open(const std::string& path, bool buffered, const std::stri
   file_ = std::move(file).value();
   top_ = file_.get();
   if (model.empty()) return Status::Ok();
-  auto profiles = models_file.empty() ? ModelProfiles::Builtin() : ModelProfiles::Load(models_file);
-  if (!profiles.ok()) return profiles.status();
-  auto profile = profiles->find(model);
+  auto profile = FindModelProfile(model, models_file);
   if (!profile.ok()) return profile.status();
   auto wrapped = MakeModelDevice(*profile, *file_);
   if (!wrapped.ok()) return wrapped.status();

@@ -14,6 +14,10 @@
 namespace tiercache {
 
 class FileDevice;
+struct ModelProfile;
+
+// The timing profile `model` names, from `models_file` or the built-in ones.
+Result<ModelProfile> FindModelProfile(const std::string& model, const std::string& models_file);
 
 class DeviceStack {
  public:

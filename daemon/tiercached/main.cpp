@@ -250,9 +250,15 @@ void Tiercached::StopMetrics() {
 }
 
 Status Tiercached::Ready() {
+  // With --listen HOST:0 the port is the kernel's pick: the start event says which.
+  const std::string tcp = config_.tcp_listen.empty()
+                              ? std::string()
+                              : config_.tcp_listen.substr(0, config_.tcp_listen.rfind(':') + 1) +
+                                    std::to_string(server_->tcp_port());
   LogInfo("start", {{"cache", config_.cache_path},
                     {"core", service_->status().core_path},
                     {"export", config_.socket_path},
+                    {"tcp", tcp},
                     {"control", config_.control_path},
                     {"metrics", config_.metrics_listen},
                     {"mode", std::string(ModeName(service_->mode()))},

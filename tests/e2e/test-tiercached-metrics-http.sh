@@ -2,11 +2,12 @@
 # tiercached --metrics: GET /metrics serves the `stats --prometheus` text over HTTP, parsed by the
 # Prometheus Python client's parser, with exact request counts; another path is 404, another
 # method 405. Also the structured log: start, mode switch and stop events, one key=value line
-# each, on stderr; --log-level warn hides them; a bad --metrics, --listen or --log-level is a
-# usage error.
+# each, on stderr (the start event with the TCP port --listen 127.0.0.1:0 got); --log-level warn
+# hides them; a bad --metrics, --listen or --log-level is a usage error.
 set -euo pipefail
 source "$(dirname "$0")/../functions.sh"
 requires nbdsh --version
+requires nbdinfo --version
 requires /usr/bin/python3 -c 'import prometheus_client.parser'
 
 K=4096
@@ -24,8 +25,12 @@ done
 # A free port: bound then released (the daemon binds it right after).
 port="$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
 exec 3>&2 2>daemon.log
-start_tiercached ssd.img --metrics "$port"
+start_tiercached ssd.img --metrics "$port" --listen 127.0.0.1:0
 exec 2>&3 3>&-
+# --listen HOST:0: the start event names the port the kernel picked, and NBD answers there.
+tcp="$(grep -oE 'event=start .* tcp=127\.0\.0\.1:[0-9]+ ' daemon.log | grep -oE '[0-9]+ $')" ||
+  fail "no tcp address in the start event: $(cat daemon.log)"
+[ "$(nbdinfo --size "nbd://127.0.0.1:${tcp% }")" = $((256 << 20)) ] || fail "no NBD on port $tcp"
 # Sends METHOD TARGET to the metrics port; prints "STATUS CONTENT-TYPE", the body goes to OUT.
 http() {  # METHOD TARGET OUT
   /usr/bin/python3 - "$port" "$@" <<'PY'
