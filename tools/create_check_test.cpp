@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -237,6 +238,20 @@ TEST_F(CreateCheckVerbTest, CreateThenCheck) {
 
 // A core whose size is not a multiple of 4 KiB: created, with a warning that says what the
 // volume leaves out (tiercached serves its whole 4 KiB blocks).
+// A sparse cache file gets its metadata region (up to the data) allocated at create, so that a
+// full filesystem can stop its data writes (it stops caching) but never its metadata persists,
+// which every FLUSH waits for; the data region stays sparse.
+TEST_F(CreateCheckVerbTest, CreateAllocatesTheMetadataRegionOfASparseFile) {
+  ASSERT_EQ(run(RunCreate, create_options(), /*json=*/true), kExitOk) << err_.str();
+  const uint64_t data_offset = 131072;  // "data at 128 KiB" (CreateThenCheck)
+  EXPECT_NE(out_.str().find("\"data_offset\":" + std::to_string(data_offset) + ","),
+            std::string::npos) << out_.str();
+  struct stat st {};
+  ASSERT_EQ(::stat(ssd_.c_str(), &st), 0);
+  EXPECT_GE(uint64_t(st.st_blocks) * 512, data_offset);
+  EXPECT_LT(uint64_t(st.st_blocks) * 512, kSsdSize / 2);  // the lines are not allocated
+}
+
 TEST_F(CreateCheckVerbTest, CreateWarnsOfACoreTailThatIsNotServed) {
   std::filesystem::resize_file(core_, kCoreSize + 1000);
   ASSERT_EQ(run(RunCreate, create_options()), kExitOk) << err_.str();

@@ -2,6 +2,7 @@
 
 #include "cachelib/common/size_parser.h"
 #include "cachelib/device/instance_lock.h"
+#include "cachelib/metadata/format.h"
 #include "cachelib/metadata/line_record.h"
 #include "daemon/control/control_json.h"
 #include "tools/check_command.h"
@@ -125,6 +126,11 @@ int RunCreate(const CliOptions& given, CommandIo& io) {
   if (o.force && !o.discard_dirty) {
     if (Status s = CheckNoDirtyData(**runner, **ssd); !s.ok()) return fail(s);
   }
+  // Before the format, so that a filesystem without room for it changes nothing.
+  const format::Layout layout = format::LayoutForSsd((*ssd)->size(), o.line_size);
+  if (layout.line_count >= format::kMinLines) {
+    if (Status s = AllocateMetadataRegion(o.cache, layout.data_offset); !s.ok()) return fail(s);
+  }
   FormatOptions options;
   options.line_size = o.line_size;
   options.mode = o.create_mode;
@@ -132,6 +138,11 @@ int RunCreate(const CliOptions& given, CommandIo& io) {
   options.policies = o.policies;
   Result<LoadedSuperblock> sb = FormatCache(**runner, **ssd, *core, options);
   if (!sb.ok()) return fail(sb.status());
+  // Again: the format zeroes the region, which punches holes where a file system cannot zero a
+  // range in place (tmpfs). The space the holes freed is there to take back.
+  if (Status s = AllocateMetadataRegion(o.cache, sb->sb.layout.data_offset); !s.ok()) {
+    return fail(s.with_message(s.message() + " (the cache was formatted)"));
+  }
   PrintCreated(o, sb->sb, (*ssd)->size(), CreateWarnings(o.cache, *core), io);
   return kExitOk;
 }

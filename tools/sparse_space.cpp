@@ -1,7 +1,9 @@
 #include "tools/sparse_space.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -25,6 +27,19 @@ Result<std::optional<FileSpace>> MeasureFileSpace(const std::string& path) {
   space.allocated = uint64_t(st.st_blocks) * 512;
   space.free = uint64_t(fs.f_bavail) * fs.f_frsize;
   return std::optional<FileSpace>(space);
+}
+
+Status AllocateMetadataRegion(const std::string& path, uint64_t bytes) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return Status::FromErrno(errno, "stat " + path);
+  if (!S_ISREG(st.st_mode) || bytes == 0) return Status::Ok();
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return Status::FromErrno(errno, "open " + path);
+  const int err = ::posix_fallocate(fd, 0, off_t(bytes));
+  ::close(fd);
+  if (err == 0) return Status::Ok();
+  return Status::FromErrno(err, "cannot allocate the metadata region of " + path + " (" +
+                                    FormatSize(bytes) + ") on its filesystem");
 }
 
 std::optional<std::string> SparseSpaceWarning(const std::string& path, const FileSpace& space) {

@@ -25,4 +25,10 @@ Result<std::optional<FileSpace>> MeasureFileSpace(const std::string& path);
 // allocates it; nullopt when the file fits.
 std::optional<std::string> SparseSpaceWarning(const std::string& path, const FileSpace& space);
 
+// Allocates the first `bytes` of `path` if it is a regular file (the superblock, metadata pages
+// and journal: a full filesystem may then stop a sparse cache's data writes, which only stops
+// caching, but never its metadata persists, which every FLUSH waits for). NoSpace or IoError,
+// naming the path and the size, when the filesystem cannot; OK for anything but a file.
+Status AllocateMetadataRegion(const std::string& path, uint64_t bytes);
+
 }  // namespace tiercache

@@ -98,7 +98,17 @@ void Cache::set_mode(CacheMode mode, bool drain, IoCallback done) {
     if (!s.ok() || !drain || old != CacheMode::kWriteBack || mode == CacheMode::kWriteBack) {
       return done(std::move(s));
     }
-    clean_all(nullptr, std::move(done));
+    clean_all(nullptr, [this, old, done = std::move(done)](Status drained) mutable {
+      if (drained.ok()) return done(std::move(drained));
+      // The switch asked for a cache without dirty data and the drain could not give one: back
+      // to write-back, as a failed detach goes back, so the failure leaves the mode as it was.
+      engine_->mode.store(old, std::memory_order_release);
+      engine_->store->set_mode(old, [drained, done = std::move(done)](Status restored) mutable {
+        std::string msg = "writing dirty data back failed, the mode stays wb: " + drained.message();
+        if (!restored.ok()) msg += "; restoring the mode failed: " + restored.message();
+        done(drained.with_message(msg));
+      });
+    });
   });
 }
 
@@ -306,6 +316,7 @@ void Cache::flush_impl(IoCallback cb) {
   const Clock& clock = EventLoop::current()->clock();
   e.flush_all([&e, &clock, started = clock.now(), cb = std::move(cb)](Status s) {
     e.counters.latency_flush.record(clock.now() - started);
+    if (!s.ok()) EngineCounters::add(e.counters.errors);  // a client request that failed
     cb(std::move(s));
     e.inflight.fetch_sub(1, std::memory_order_release);
   });

@@ -296,10 +296,15 @@ TEST_F(CleanerTest, AFullCoreKeepsTheDataDirtyAndSaysWhy) {
     EXPECT_EQ(r.flush_eta_ns, -1);  // no rate from a failing core
   }
   EXPECT_EQ(Core(), std::vector<std::byte>(want.size()));
+  // A switch to wt that must drain fails with the core full, and leaves the mode as it was.
+  EXPECT_EQ(testing::SyncSetMode(h->loop, *h->cache, CacheMode::kWriteThrough, true).ToString(),
+            "NoSpace: writing dirty data back failed, the mode stays wb: " + full.message());
+  EXPECT_EQ(h->cache->mode(), CacheMode::kWriteBack);
+  EXPECT_EQ(h->cache->counters().lines_dirty, 18u);
   core->fail_writes = Status::Ok();  // space was freed
   ASSERT_TRUE(CleanAll().ok());
   const CacheCounters c = h->cache->counters();
-  EXPECT_EQ(c.cleaner_write_errors, 4u);
+  EXPECT_EQ(c.cleaner_write_errors, 6u);  // two attempts and the drain, two runs each
   EXPECT_EQ(c.cleaner_writes, 2u);
   EXPECT_EQ(c.bytes_written_core, 72 * kKiB);
   EXPECT_EQ(c.lines_dirty, 0u);
@@ -307,11 +312,12 @@ TEST_F(CleanerTest, AFullCoreKeepsTheDataDirtyAndSaysWhy) {
   EXPECT_EQ(Core(), want);
   Logger::instance().set_sink(nullptr);
   Logger::instance().set_time_source(nullptr);
-  // One line for the streak of two failed batches, one for the way back.
+  // One line for the streak of three failed batches (two attempts, the drain), one for the way
+  // back.
   EXPECT_EQ(log,
             "ts=T level=error event=cleaning_error core=core error=\"NoSpace: pwrite hdd.img: No "
             "space left on device\"\n"
-            "ts=T level=info event=cleaning_recovered core=core failed_batches=2\n");
+            "ts=T level=info event=cleaning_recovered core=core failed_batches=3\n");
 }
 
 TEST(CleanerRetryTest, ThePauseDoublesUpToItsCap) {

@@ -196,11 +196,14 @@ TEST_F(SsdFailureTest, FlushFailsWhenMetadataCannotPersist) {
   Make(CacheMode::kWriteBack, 0);
   ASSERT_TRUE(Write(0, Pattern(11, 0, 4096)).ok());
   ssd->fail_nth(1, ErrorDevice::kAnyKind, UINT64_MAX);
+  const uint64_t errors = h->cache->counters().errors;
   EXPECT_EQ(testing::SyncFlush(h->loop, *h->cache).code(), Status::Code::kIoError);
   h->loop.run_until_idle();
   EXPECT_EQ(h->cache->counters().ssd_persist_errors, 1u);
+  EXPECT_EQ(h->cache->counters().errors, errors + 1);  // a failed FLUSH is a failed request
   ssd->clear();
   EXPECT_TRUE(testing::SyncFlush(h->loop, *h->cache).ok());
+  EXPECT_EQ(h->cache->counters().errors, errors + 1);
 }
 
 // New data of a dirty sector lives only on the SSD (write-back), or the SSD copy is what a crash

@@ -183,8 +183,15 @@ Status Tiercached::StartControl() {
 // a later task on its loop, so the reply is written first.
 void Tiercached::StopControl() {
   CloseCache();
+  // The daemon exits whether the close worked or not: a failed one must say so, not read as a
+  // failed stop of a daemon still running.
+  const Status reply =
+      closed_->ok() ? *closed_
+                    : closed_->with_message("tiercached stopped, but the cache could not be closed "
+                                            "cleanly (the next start finds it unclean; dirty data "
+                                            "is kept): " + closed_->message());
   loop_->run_sync([&] {  // stop_reply_ is set on the loop
-    if (stop_reply_) stop_reply_(*closed_);
+    if (stop_reply_) stop_reply_(reply);
   });
   loop_->run_sync([&] { control_.reset(); });
 }
