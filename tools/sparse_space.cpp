@@ -33,11 +33,13 @@ Status AllocateMetadataRegion(const std::string& path, uint64_t bytes) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return Status::FromErrno(errno, "stat " + path);
   if (!S_ISREG(st.st_mode) || bytes == 0) return Status::Ok();
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
   if (fd < 0) return Status::FromErrno(errno, "open " + path);
-  const int err = ::posix_fallocate(fd, 0, off_t(bytes));
+  const int err = ::fallocate(fd, 0, 0, off_t(bytes)) == 0 ? 0 : errno;
   ::close(fd);
-  if (err == 0) return Status::Ok();
+  // Only a lack of room is an error: a file system that cannot preallocate (FUSE, NFS) is used as
+  // it is, as before.
+  if (err != ENOSPC && err != EDQUOT) return Status::Ok();
   return Status::FromErrno(err, "cannot allocate the metadata region of " + path + " (" +
                                     FormatSize(bytes) + ") on its filesystem");
 }

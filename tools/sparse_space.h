@@ -28,7 +28,8 @@ std::optional<std::string> SparseSpaceWarning(const std::string& path, const Fil
 // Allocates the first `bytes` of `path` if it is a regular file (the superblock, metadata pages
 // and journal: a full filesystem may then stop a sparse cache's data writes, which only stops
 // caching, but never its metadata persists, which every FLUSH waits for). NoSpace or IoError,
-// naming the path and the size, when the filesystem cannot; OK for anything but a file.
+// naming the path and the size, when the filesystem has no room; OK for anything but a file, and
+// where the filesystem cannot preallocate (FUSE, NFS: EOPNOTSUPP and the like).
 Status AllocateMetadataRegion(const std::string& path, uint64_t bytes);
 
 }  // namespace tiercache
