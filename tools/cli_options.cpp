@@ -9,6 +9,7 @@
 
 #include "cachelib/common/size_parser.h"
 #include "daemon/control/control_json.h"
+#include "tools/command_io.h"
 #include "tools/exit_codes.h"
 #include "tools/policy_flags.h"
 
@@ -284,11 +285,7 @@ ParsedCommandLine ParseCommandLine(int argc, const char* const* argv, std::ostre
     std::string message = said.substr(0, said.find('\n'));
     const size_t colon = message.find(": ");
     if (colon != std::string::npos) message.erase(0, colon + 2);
-    ControlJson error = ControlJson::object();
-    error["ok"] = false;
-    error["error"] = message;
-    error["code"] = "InvalidArgument";
-    out << ToLine(error);
+    out << ToLine(ErrorObject(message, "InvalidArgument"));
   }
   return parsed;
 }

@@ -20,6 +20,9 @@ struct CommandIo {
 // Prints `value` as one JSON line on io.out and flushes.
 void PrintJsonLine(CommandIo& io, const ControlJson& value);
 
+// {"ok":false,"error":message,"code":code}: what --json prints for any failure.
+ControlJson ErrorObject(const std::string& message, const std::string& code);
+
 // Reports a failure of `verb` ("tiercache <verb>: <message>" on err; with --json also the error
 // object with `code`) and returns `exit_code`.
 int ReportFailure(CommandIo& io, const char* verb, const std::string& code,

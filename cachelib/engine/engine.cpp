@@ -166,6 +166,11 @@ Engine::AdmittedLine Engine::place_line(Shard& shard, uint64_t core_line, bool w
   return line;
 }
 
+uint32_t Engine::line_after_wait(Shard& shard, uint64_t core_line, bool warm) {
+  const uint32_t id = shard.lookup(core_line);
+  return id != Shard::kNoLine ? id : place_line(shard, core_line, warm).id;
+}
+
 void Engine::when_persisted(uint64_t need, IoCallback then) {
   if (persisted(need)) return then(Status::Ok());
   persist(std::move(then));

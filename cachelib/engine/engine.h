@@ -117,6 +117,9 @@ class Engine {
   // REQUIRES shard.mu. Allocates a line for an admitted miss (allocate_line), warm in
   // replacement if `warm`.
   AdmittedLine place_line(Shard& shard, uint64_t core_line, bool warm);
+  // REQUIRES shard.mu. After the wait for AdmittedLine::wait_need: the block's line if another
+  // request mapped it meanwhile, else a newly placed one; kNoLine if there is still none.
+  uint32_t line_after_wait(Shard& shard, uint64_t core_line, bool warm);
   // Runs `then` once persist epoch `need` has completed: at once (OK) if it has, else after a
   // persist (its status). REQUIRES no shard lock held (a persist round takes them).
   void when_persisted(uint64_t need, IoCallback then);

@@ -103,7 +103,7 @@ void InvalidateClean(Engine& e, Shard& shard, uint32_t id, const SectorBits& mas
 
 // The line a write goes to, or why there is none: the admission policy refused the block
 // (`refused`), or no line could be had now: every free line waits in limbo until persist epoch
-// `wait_need` (then Engine::place_line, with `warm`, may find one), or, without one, every
+// `wait_need` (then Engine::line_after_wait, with `warm`, may find one), or, without one, every
 // candidate is dirty or busy (the cleaner must run).
 struct LineChoice {
   uint32_t id = Shard::kNoLine;

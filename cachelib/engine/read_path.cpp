@@ -73,8 +73,7 @@ void FillAfterReply(Engine& e, Segment seg, SectorBits fill, AlignedBuffer data)
     if (s.ok()) {
       Shard& sh = e.shard_for(seg.core_line);
       std::lock_guard lock(sh.mu);
-      id = sh.lookup(seg.core_line);
-      if (id == Shard::kNoLine) id = e.place_line(sh, seg.core_line, warm).id;
+      id = e.line_after_wait(sh, seg.core_line, warm);
       if (id != Shard::kNoLine) fill &= ~sh.valid(id);
     }
     WriteFill(e, seg, fill, id, std::move(data));

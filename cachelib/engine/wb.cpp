@@ -87,9 +87,7 @@ void WbLocked(Request& req, const Segment& seg) {
     if (s.ok()) {
       Shard& sh = req.engine.shard_for(seg.core_line);
       std::lock_guard lock(sh.mu);
-      choice.id = sh.lookup(seg.core_line);
-      if (choice.id == Shard::kNoLine) choice.id = req.engine.place_line(sh, seg.core_line,
-                                                                         choice.warm).id;
+      choice.id = req.engine.line_after_wait(sh, seg.core_line, choice.warm);
     }
     WbWrite(req, seg, choice);
   });
