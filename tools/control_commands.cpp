@@ -125,6 +125,9 @@ int RunMode(const CliOptions& options, CommandIo& io) {
   if (io.json) return kExitOk;
   if (!options.new_mode) {
     io.out << "mode: " << JsonString(reply, "mode") << "\n";
+  } else if (JsonString(reply, "previous_mode") == JsonString(reply, "mode")) {
+    io.out << "mode: " << JsonString(reply, "mode") << " (unchanged"
+           << (options.drain ? ", drained" : "") << ")\n";
   } else {
     io.out << "mode: " << JsonString(reply, "previous_mode") << " -> "
            << JsonString(reply, "mode") << (options.drain ? " (drained)" : "") << "\n";

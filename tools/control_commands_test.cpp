@@ -275,13 +275,15 @@ TEST_F(ControlCommandsTest, ModeQuerySwitchAndDrain) {
   options_.new_mode = CacheMode::kWriteBack;
   EXPECT_EQ(run(RunMode), kExitOk);
   EXPECT_EQ(out_.str(), "mode: wt -> wb\n");
+  EXPECT_EQ(run(RunMode), kExitOk);
+  EXPECT_EQ(out_.str(), "mode: wb (unchanged)\n");
   options_.new_mode = CacheMode::kWriteThrough;
   options_.drain = true;
   EXPECT_EQ(run(RunMode, /*json=*/true), kExitOk);
   EXPECT_EQ(out_.str(), "{\"ok\":true,\"mode\":\"wt\",\"previous_mode\":\"wb\"}\n");
   auto calls = target_.mode_calls();
-  ASSERT_EQ(calls.size(), 2u);
-  EXPECT_EQ(calls[1], std::make_pair(CacheMode::kWriteThrough, true));
+  ASSERT_EQ(calls.size(), 3u);
+  EXPECT_EQ(calls[2], std::make_pair(CacheMode::kWriteThrough, true));
 }
 
 // Flags apply over the daemon's policies (asked first, not printed); only what a flag set is

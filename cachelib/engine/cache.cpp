@@ -359,6 +359,12 @@ void Cache::write_zeroes_unaligned(uint64_t offset, uint64_t length, WriteFlags 
 }
 
 void Cache::prefetch_impl(uint64_t offset, uint64_t length, IoCallback cb) {
+  // A range in 512-byte sectors brings in the 4 KiB sectors that cover it (the read path's
+  // device requests must be whole sectors).
+  if (!SectorAligned(offset, length)) {
+    const uint64_t start = CoverStart(offset);
+    return prefetch_impl(start, CoverEnd(offset + length) - start, std::move(cb));
+  }
   // Read the range through the normal read path (which fills the cache) in bounded chunks.
   const uint64_t chunk = std::min<uint64_t>(length, 4ull << 20);
   auto buf = std::shared_ptr<std::byte>(

@@ -1068,6 +1068,33 @@ TEST_F(CacheTest, PartialSectorRequestsAreByteExactInEveryMode) {
   }
 }
 
+// NBD CACHE in 512-byte sectors: the 4 KiB sectors covering each range are read in (a prefetch
+// of whole sectors only, as the read path's device requests must be), and nothing counts as an
+// SSD error (five of these used to fail the SSD).
+TEST_F(CacheTest, PrefetchOfPartialSectorsReadsTheirCover) {
+  Make(CacheMode::kWriteThrough);
+  const auto data = Pattern(3, 0, 3 * kLine);
+  h->core_mem.write_now(0, data);
+  const std::pair<uint64_t, uint64_t> ranges[] = {
+      {512, 512}, {kLine + 512, 3584}, {2 * kLine + 4096 - 512, 1024}};
+  for (auto [offset, length] : ranges) {
+    ASSERT_TRUE(testing::SyncPrefetch(h->loop, *h->cache, offset, length).ok()) << offset;
+  }
+  h->loop.run_until_idle();
+  EXPECT_EQ(C().bytes_read_core, 4 * 4096u);
+  EXPECT_EQ(C().bytes_written_ssd, 4 * 4096u);
+  EXPECT_EQ(h->cache->health().state, "ok");
+  EXPECT_EQ(h->cache->health().read_errors, 0u);
+  const std::pair<uint64_t, uint64_t> covers[] = {
+      {0, 4096}, {kLine, 4096}, {2 * kLine, 8192}};
+  for (auto [offset, length] : covers) {
+    EXPECT_TRUE(Read(offset, length) ==
+                std::vector<std::byte>(data.begin() + offset, data.begin() + offset + length));
+  }
+  EXPECT_EQ(C().bytes_read_core, 4 * 4096u);
+  EXPECT_EQ(C().read_hits, 3u);
+}
+
 // A long read stream is cached while the cache has room (a free line holds nothing to protect)
 // and bypassed once it is full. A later pass over it, bypassed as well, still reads from the SSD
 // the runs the cache holds (3/4 of their lines at least), so a loop larger than the cache keeps

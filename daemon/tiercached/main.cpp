@@ -17,6 +17,7 @@
 #include "cachelib/device/uring_context.h"
 #include "cachelib/common/logger.h"
 #include "daemon/common/daemon_process.h"
+#include "daemon/common/heap_trimmer.h"
 #include "daemon/control/control_paths.h"
 #include "daemon/control/control_server.h"
 #include "daemon/metrics/metrics_server.h"
@@ -63,6 +64,7 @@ class Tiercached {
   std::unique_ptr<InstanceLock> lock_;
   std::optional<Daemonizer> daemon_;
   std::unique_ptr<LoopThread> loop_;
+  std::unique_ptr<HeapTrimmer> trimmer_;  // on loop_
   std::unique_ptr<nbd::Server> server_;
   std::unique_ptr<UblkServer> ublk_;
   std::unique_ptr<CacheService> service_;
@@ -87,7 +89,10 @@ void Tiercached::AddSteps(StartupSequence& steps) {
   steps.add("lock", [this] { return Lock(); }, [this] { lock_.reset(); });
   steps.add("daemonize", [this] { return Daemonize(); });
   steps.add("run directory", [] { return EnsureRunDirectory(); });
-  steps.add("event loop", [this] { return StartLoop(); }, [this] { loop_.reset(); });
+  steps.add("event loop", [this] { return StartLoop(); }, [this] {
+    loop_->run_sync([this] { trimmer_.reset(); });
+    loop_.reset();
+  });
   steps.add("open cache", [this] { return OpenCache(); }, [this] { FreeCache(); });
   if (!config_.record_path.empty()) {
     steps.add("trace recorder", [this] { return StartRecorder(); }, [this] { StopRecorder(); });
@@ -100,7 +105,8 @@ void Tiercached::AddSteps(StartupSequence& steps) {
   // covers every completed write, whichever front-end it came through.
   if (config_.ublk) {
     steps.add("ublk", [this] { return StartUblk(); }, [this] { StopAndWait(ublk_.get()); });
-  }  if (!config_.metrics_listen.empty()) {
+  }
+  if (!config_.metrics_listen.empty()) {
     steps.add("metrics", [this] { return StartMetrics(); }, [this] { StopMetrics(); });
   }
 
@@ -128,6 +134,11 @@ Status Tiercached::StartLoop() {
   auto loop = LoopThread::Start("tiercached");
   if (!loop.ok()) return loop.status();
   loop_ = std::move(loop).value();
+  // The request buffers the heap keeps (Run(): no mmap per request) go back after a burst.
+  loop_->run_sync([this] {
+    trimmer_ = std::make_unique<HeapTrimmer>(loop_->loop(), HeapTrimmer::Options{});
+    trimmer_->start();
+  });
   return Status::Ok();
 }
 

@@ -44,6 +44,10 @@ Status SyncWriteZeroes(SimEventLoop& loop, Device& dev, uint64_t offset, uint64_
       loop, [&](IoCallback cb) { dev.write_zeroes(offset, length, {}, std::move(cb)); });
 }
 
+Status SyncPrefetch(SimEventLoop& loop, Device& dev, uint64_t offset, uint64_t length) {
+  return RunToCompletion(loop, [&](IoCallback cb) { dev.prefetch(offset, length, std::move(cb)); });
+}
+
 namespace {
 uint64_t PatternWord(uint64_t seed, uint64_t word_index) {
   uint64_t word = word_index * 0x9E3779B97F4A7C15ull ^ (seed + 1) * 0xBF58476D1CE4E5B9ull;

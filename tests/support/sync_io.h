@@ -17,6 +17,7 @@ Status SyncWrite(SimEventLoop& loop, Device& dev, uint64_t offset,
 Status SyncFlush(SimEventLoop& loop, Device& dev);
 Status SyncDiscard(SimEventLoop& loop, Device& dev, uint64_t offset, uint64_t length);
 Status SyncWriteZeroes(SimEventLoop& loop, Device& dev, uint64_t offset, uint64_t length);
+Status SyncPrefetch(SimEventLoop& loop, Device& dev, uint64_t offset, uint64_t length);
 
 // `length` bytes whose content depends on (seed, absolute offset): any misplaced byte shows.
 std::vector<std::byte> Pattern(uint64_t seed, uint64_t offset, size_t length);
