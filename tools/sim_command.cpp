@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <new>
+#include <optional>
 
 #include "bench/sim/sim_format.h"
 #include "bench/sim/sim_report_html.h"
@@ -140,7 +142,18 @@ int RunSimCommand(const SimCommandLine& cmd, CommandIo& io) {
     io.err.flush();
     last = now;
   };
-  auto results = bench::RunSim(cmd.sim, cmd.quiet ? bench::SimProgress() : progress);
+  std::optional<Result<std::vector<bench::SimTraceResult>>> run;
+  try {
+    run.emplace(bench::RunSim(cmd.sim, cmd.quiet ? bench::SimProgress() : progress));
+  } catch (const std::bad_alloc&) {
+    // The simulated cache's index lives in memory, as the daemon's does.
+    const uint64_t largest = *std::max_element(cmd.sim.cache_bytes.begin(), cmd.sim.cache_bytes.end());
+    return ReportFailure(io, "sim", "NoSpace",
+                         "out of memory simulating a cache of " + bench::SimBytes(largest) +
+                             " (about 16 bytes of RAM per 4 KiB of cache)",
+                         kExitFailed);
+  }
+  auto& results = *run;
   if (!results.ok()) return ReportFailure(io, "sim", "Failed", results.status().message(), kExitFailed);
   (cmd.json_path == "-" ? io.err : io.out) << bench::SimTextReport(*results);
   if (cmd.json_path == "-") io.out << bench::SimJson(*results);

@@ -5,11 +5,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <new>
 #include <utility>
 
 #include "bench/runner/bench_runner.h"
@@ -161,6 +163,52 @@ Status CheckWritable(const std::string& flag, const std::string& path) {
   return Status::Ok();
 }
 
+// MemAvailable from /proc/meminfo, or 0 when it cannot be read.
+uint64_t MemoryAvailable() {
+  FILE* f = std::fopen("/proc/meminfo", "r");
+  if (f == nullptr) return 0;
+  char line[256];
+  unsigned long long kib = 0;
+  while (std::fgets(line, sizeof line, f) != nullptr) {
+    if (std::sscanf(line, "MemAvailable: %llu kB", &kib) == 1) break;
+  }
+  std::fclose(f);
+  return uint64_t(kib) * 1024;
+}
+
+// Sizes that do not fit the HDD model, or the memory the bench keeps its disks in, are refused
+// before anything runs (a 2 TiB --test-size used to grow until the OOM killer stopped it).
+Status CheckFits(const Cli& cli, const BenchConfig& config, const CatalogOptions& copts,
+                 const ModelProfiles& profiles, const std::vector<WorkloadSpec>& workloads) {
+  auto hdd = profiles.find(config.hdd_profile);
+  if (!hdd.ok() || hdd->kind != ModelProfile::Kind::kHdd) return Status::Ok();  // said later
+  const uint64_t capacity = hdd->hdd.capacity_bytes;
+  const std::string disk = "the HDD model " + config.hdd_profile + " (" + FormatSize(capacity) + ")";
+  if (config.cache_bytes > capacity) {
+    return Status::InvalidArgument("--cache-size " + cli.cache_size + ": larger than " + disk);
+  }
+  if (copts.area_offset + copts.area_bytes > capacity) {
+    return Status::InvalidArgument("--test-size " + cli.test_size + ": the test area (from " +
+                                   FormatSize(copts.area_offset) + ") must fit on " + disk);
+  }
+  uint64_t largest = 0;
+  for (const WorkloadSpec& w : workloads) largest = std::max(largest, w.area_bytes);
+  if (copts.area_offset + largest > capacity) {
+    return Status::InvalidArgument("cdm-large's test area of twice --cache-size (" +
+                                   FormatSize(largest) + ") must fit on " + disk);
+  }
+  // The disks are in memory: a cached setup holds the test area and the whole cache.
+  const uint64_t need = largest + (config.realtime ? 0 : config.cache_bytes);
+  const uint64_t available = MemoryAvailable();
+  if (available != 0 && need > available) {
+    return Status::InvalidArgument("the test area (" + FormatSize(largest) + ") and the cache (" +
+                                   FormatSize(config.cache_bytes) + ") need " + FormatSize(need) +
+                                   " of memory for the in-memory disks; " +
+                                   FormatSize(available) + " is available");
+  }
+  return Status::Ok();
+}
+
 std::string Selection(const Cli& cli) {
   if (!cli.workloads.empty()) return cli.workloads;
   if (!cli.quick) return WorkloadCatalog::DefaultSelection();
@@ -204,6 +252,9 @@ int Run(const Cli& cli) {
   if (Status s = AddTraces(cli, &catalog); !s.ok()) return Fail(s);
   auto workloads = catalog.select(Selection(cli));
   if (!workloads.ok()) return Fail(workloads.status());
+  if (Status s = CheckFits(cli, config, copts, profiles.value(), workloads.value()); !s.ok()) {
+    return Fail(s);
+  }
   if (cli.list) {
     for (const auto& w : workloads.value()) {
       std::printf("%s\t%s\n", w.name.c_str(), w.description.c_str());
@@ -275,5 +326,11 @@ int main(int argc, char** argv) {
     // --help and --version exit 0; a bad argument exits 1, as every other failure (docs/bench.md).
     return app.exit(e) == 0 ? 0 : 1;
   }
-  return tiercache::bench::Run(cli);
+  try {
+    return tiercache::bench::Run(cli);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "tiercache-bench: out of memory (the disks and the cache are in memory: "
+                         "try a smaller --cache-size or --test-size)\n");
+    return 1;
+  }
 }

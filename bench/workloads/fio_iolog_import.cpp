@@ -29,7 +29,11 @@ Result<Trace> ParseFioIolog(std::string_view text, std::string name,
   for (size_t i = 1; i < lines.size(); ++i) {
     auto w = SplitWords(lines[i]);
     if (version == 3 && !w.empty()) w.erase(w.begin());  // the timestamp
-    if (w.size() != 2 && w.size() != 4) continue;  // blank or not an action line
+    if (w.empty()) continue;
+    const std::string where = "fio iolog line " + std::to_string(i + 1);
+    if (w.size() != 2 && w.size() != 4) {
+      return Status::InvalidArgument(where + ": expected FILE ACTION [OFFSET LENGTH]");
+    }
     if (!options.device.empty() && w[0] != options.device) continue;
     if (w.size() == 2) {
       // add / open / close; `tiercached --record` writes flushes without offset and length.
@@ -40,7 +44,7 @@ Result<Trace> ParseFioIolog(std::string_view text, std::string name,
     auto offset = ParseU64(w[2]);
     auto length = ParseU64(w[3]);
     if (!offset || !length) {
-      return Status::InvalidArgument("fio iolog line " + std::to_string(i + 1) + ": bad number");
+      return Status::InvalidArgument(where + ": bad number");
     }
     if (w[1] == "wait" && version == 2) {
       pending_wait += std::chrono::microseconds(*offset);
@@ -48,9 +52,9 @@ Result<Trace> ParseFioIolog(std::string_view text, std::string name,
     }
     auto op = OpFromAction(w[1]);
     if (!op) {
-      return Status::InvalidArgument("fio iolog line " + std::to_string(i + 1) +
-                                     ": unknown action '" + std::string(w[1]) + "'");
+      return Status::InvalidArgument(where + ": unknown action '" + std::string(w[1]) + "'");
     }
+    if (*op != TraceOp::kFlush) TC_RETURN_IF_ERROR(CheckTraceExtent(where, *offset, *length));
     TraceRecord r;
     r.op = *op;
     r.offset = *op == TraceOp::kFlush ? 0 : *offset;

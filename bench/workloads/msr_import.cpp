@@ -1,4 +1,5 @@
 // MSR Cambridge CSV -> Trace (see trace_import.h).
+#include <algorithm>
 #include <cctype>
 
 #include "bench/workloads/text_fields.h"
@@ -23,7 +24,7 @@ bool EqualsNoCase(std::string_view a, std::string_view b) {
 
 Result<Trace> ParseMsrCsv(std::string_view text, std::string name, const ImportOptions& options) {
   std::vector<TimedRequest> requests;
-  std::optional<uint64_t> first_ts;
+  std::vector<uint64_t> stamps;  // each request's Timestamp, made relative to the earliest below
   auto lines = SplitLines(text);
   for (size_t i = 0; i < lines.size(); ++i) {
     if (lines[i].empty()) continue;
@@ -34,10 +35,11 @@ Result<Trace> ParseMsrCsv(std::string_view text, std::string name, const ImportO
     auto offset = ParseU64(f[4]);
     auto size = ParseU64(f[5]);
     auto response = ParseU64(f[6]);
+    if (i == 0 && !ts) continue;  // a header line ("Timestamp,...")
     if (!ts || !offset || !size || !response) {
-      if (i == 0) continue;  // a header line
       return Status::InvalidArgument(where + ": bad number");
     }
+    TC_RETURN_IF_ERROR(CheckTraceExtent(where, *offset, *size));
     if (!options.device.empty() && f[2] != options.device) continue;
     TraceOp op;
     if (EqualsNoCase(f[3], "read")) {
@@ -47,12 +49,17 @@ Result<Trace> ParseMsrCsv(std::string_view text, std::string name, const ImportO
     } else {
       return Status::InvalidArgument(where + ": Type must be Read or Write");
     }
-    if (!first_ts) first_ts = *ts;
-    const Nanos issue(static_cast<int64_t>(*ts - std::min(*ts, *first_ts)) * kTickNs);
-    requests.push_back(TimedRequest{op, *offset, *size, issue,
-                                    issue + Nanos(static_cast<int64_t>(*response) * kTickNs)});
+    const Nanos response_time(static_cast<int64_t>(*response) * kTickNs);
+    requests.push_back(TimedRequest{op, *offset, *size, Nanos(0), response_time});
+    stamps.push_back(*ts);
   }
   if (requests.empty()) return Status::InvalidArgument("no requests in MSR CSV");
+  // Times count from the earliest request, wherever it is in the file (ToTrace sorts by them).
+  const uint64_t first = *std::min_element(stamps.begin(), stamps.end());
+  for (size_t i = 0; i < requests.size(); ++i) {
+    requests[i].issue = Nanos(static_cast<int64_t>(stamps[i] - first) * kTickNs);
+    *requests[i].complete += requests[i].issue;
+  }
   return ToTrace(std::move(name), std::move(requests), options);
 }
 

@@ -34,7 +34,15 @@ Result<Trace> ParseFioIolog(std::string_view text, std::string name,
 Result<Trace> ParseMsrCsv(std::string_view text, std::string name,
                           const ImportOptions& options = {});
 
-// Reads `path` and parses it as `format`: "blkparse", "fio" or "msr".
+// The end (offset + length) a request may reach: 64 PiB, far below where the engine's 48-bit line
+// numbers or the offset arithmetic would wrap.
+constexpr uint64_t kMaxTraceEnd = uint64_t{1} << 56;
+// InvalidArgument "`where`: offset ... + length ... ends past 64 PiB ..." for a request that
+// reaches past kMaxTraceEnd (overflow-safe), else Ok.
+Status CheckTraceExtent(const std::string& where, uint64_t offset, uint64_t length);
+
+// Reads `path` and parses it as `format`: "blkparse", "fio" or "msr". Errors name the file; a
+// directory and a gzip-compressed file are refused as such; a UTF-8 byte order mark is skipped.
 Result<Trace> ImportTraceFile(std::string_view format, const std::string& path, std::string name,
                               const ImportOptions& options = {});
 

@@ -1,5 +1,7 @@
 #include "bench/workloads/trace_import.h"
 
+#include <fstream>
+
 #include <gtest/gtest.h>
 
 namespace tiercache::bench {
@@ -140,11 +142,68 @@ TEST(MsrImportTest, FiletimeTicksAndResponseTimes) {
   EXPECT_EQ(h->records.size(), 1u);
 }
 
+// Time order, not file order: a request stamped before the file's first line is issued first.
+TEST(MsrImportTest, UnsortedTimestampsAreReplayedInTimeOrder) {
+  auto t = ParseMsrCsv("200,h,0,Read,0,4096,10\n100,h,0,Read,8192,4096,10\n"
+                       "300,h,0,Write,4096,4096,10\n", "x");
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ(t->records, (std::vector<TraceRecord>{
+                            {TraceOp::kRead, 8192, 4096, -1, Nanos(0)},
+                            {TraceOp::kRead, 0, 4096, 0, Nanos(10000 - 1000)},
+                            {TraceOp::kWrite, 4096, 4096, 1, Nanos(10000 - 1000)},
+                        }));
+  // Only a first line whose Timestamp is not a number is a header.
+  EXPECT_EQ(ParseMsrCsv("5,h,0,Read,x,4096,1\n6,h,0,Read,0,4096,1\n", "x").status().ToString(),
+            "InvalidArgument: MSR CSV line 1: bad number");
+}
+
+// Offsets past 64 PiB, and offset + length wrapping 2^64, name their line in every format.
+TEST(TraceImportTest, ExtentsPastTheLargestVolumeAreRefused) {
+  EXPECT_EQ(ParseMsrCsv("1,h,0,Read,0,4096,1\n2,h,0,Read,18446744073709547520,4096,1\n", "x")
+                .status()
+                .ToString(),
+            "InvalidArgument: MSR CSV line 2: offset 18446744073709547520 + length 4096 ends "
+            "past 64 PiB, the largest volume a trace may address");
+  EXPECT_EQ(ParseMsrCsv("1,h,0,Read,72057594037923840,4096,1\n", "x").status().code(),
+            Status::Code::kOk);  // ends exactly at 64 PiB
+  EXPECT_EQ(ParseFioIolog("fio version 2 iolog\nf add\nf read 72057594037927936 1\n", "x")
+                .status()
+                .ToString(),
+            "InvalidArgument: fio iolog line 3: offset 72057594037927936 + length 1 ends past 64 "
+            "PiB, the largest volume a trace may address");
+  EXPECT_EQ(ParseBlkparse("  8,0 0 1 0.1 1 D R 36028797018963967 + 8 [a]\n", "x")
+                .status()
+                .ToString(),
+            "InvalidArgument: blkparse line 1: sector 36028797018963967 + 8 ends past 64 PiB");
+  EXPECT_EQ(ParseFioIolog("fio version 2 iolog\nf add\nf read 0\n", "x").status().ToString(),
+            "InvalidArgument: fio iolog line 3: expected FILE ACTION [OFFSET LENGTH]");
+}
+
 TEST(TraceImportTest, FileFormatsAndErrors) {
   EXPECT_EQ(ImportTraceFile("blkparse", "/nonexistent", "x").status().ToString(),
             "NotFound: cannot read trace file /nonexistent: No such file or directory");
   EXPECT_EQ(ImportTraceFile("tar", "/dev/null", "x").status().code(),
             Status::Code::kInvalidArgument);
+  EXPECT_EQ(ImportTraceFile("msr", "/tmp", "x").status().ToString(),
+            "InvalidArgument: cannot read trace file /tmp: it is a directory");
+  const std::string dir = ::testing::TempDir();
+  auto write = [&](const std::string& name, std::string_view bytes) {
+    const std::string path = dir + "/" + name;
+    std::ofstream(path, std::ios::binary) << bytes;
+    return path;
+  };
+  const std::string gz = write("trace_import_test.csv.gz", std::string("\x1f\x8b\x08\x00", 4));
+  EXPECT_EQ(ImportTraceFile("msr", gz, "x").status().ToString(),
+            "InvalidArgument: " + gz + ": gzip-compressed; decompress it first (gunzip)");
+  // Parse errors name the file; a UTF-8 byte order mark does not cost the first request.
+  const std::string bad = write("trace_import_test_bad.csv", "1,2,3\n");
+  EXPECT_EQ(ImportTraceFile("msr", bad, "x").status().ToString(),
+            "InvalidArgument: " + bad + ": MSR CSV line 1: expected 7 fields");
+  const std::string bom = write("trace_import_test_bom.csv",
+                                "\xEF\xBB\xBF" "1,h,0,Read,0,4096,1\n2,h,0,Read,4096,4096,1\n");
+  auto t = ImportTraceFile("msr", bom, "x");
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ(t->records.size(), 2u);
 }
 
 }  // namespace

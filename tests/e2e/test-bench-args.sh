@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # tiercache bench refuses a bad argument before any setup runs (no table on stdout), with exit 1
 # as docs/bench.md says: bad values of CLI11's own checks, policy names and cutoffs the engine
-# would refuse at its wt rows, sizes too small, an output file that could not be written.
+# would refuse at its wt rows, sizes too small or too large, an output file that could not be
+# written.
 set -euo pipefail
 source "$(dirname "$0")/../functions.sh"
 CLI="$TIERCACHE_BUILD_DIR/tools/tiercache"
 requires test -x "$CLI"
 
-# ARGS... : exit 1, nothing on stdout, PATTERN (first argument) on stderr.
+# ARGS... : exit 1, nothing on stdout, PATTERN (first argument) on stderr. WORKLOADS: boot.
 refused() {
   local pattern="$1" out err rc=0
   shift
-  out="$("$CLI" bench --quick --workloads boot --setups hdd,wt --passes 1 "$@" \
+  out="$("$CLI" bench --quick --workloads "${WORKLOADS:-boot}" --setups hdd,wt --passes 1 "$@" \
            2>"$TEST_TMP/err")" || rc=$?
   err="$(cat "$TEST_TMP/err")"
   [ "$rc" = 1 ] || fail "bench $*: exit $rc, expected 1: $err"
@@ -28,6 +29,13 @@ refused "unknown replacement policy 'arc' (lru, clock, s3fifo, sieve)" --replace
 refused "unknown admission policy 'lfu'" --admission lfu
 refused "--test-size 1: must be at least 1 MiB" --test-size 1
 refused "--cache-size 1: too small, a cache needs at least 147456 bytes" --cache-size 1
+# Sizes past the HDD model (1 TB) or the memory its in-memory disks take: refused up front, not
+# an OOM kill hours later.
+refused "--test-size 2T: the test area (from 64 GiB) must fit on the HDD model hdd7200 (931.5 GiB)" \
+  --test-size 2T
+refused "--cache-size 1T: larger than the HDD model hdd7200 (931.5 GiB)" --cache-size 1T
+WORKLOADS=cdm-large:RND4K-Q1T1-read refused \
+  "the test area (800 GiB) and the cache (400 GiB) need 1.2 TiB of memory" --cache-size 400G
 refused "--json /nonexistent/dir/x.json: no directory /nonexistent/dir" \
   --json /nonexistent/dir/x.json
 # --help still exits 0.
