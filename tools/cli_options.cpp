@@ -87,7 +87,7 @@ void AddMode(CLI::App& app, CliOptions* o, RawOptions* raw) {
   mode->add_option("--cache", o->cache, "Cache SSD of the daemon to talk to (selects --control)");
   mode->add_option("mode", raw->new_mode, "New mode: wt, wb, wa or pt (omit to show)")
       ->check(CLI::IsMember(kModes));
-  mode->add_flag("--drain", o->drain, "When leaving wb, write all dirty data to the core first");
+  mode->add_flag("--drain", o->drain, "Write all dirty data to the core first (not with wb)");
 }
 
 void AddPolicy(CLI::App& app, CliOptions* o) {
@@ -178,6 +178,10 @@ bool Finish(Verb verb, const RawOptions& raw, CliOptions* o, std::ostream& err) 
   if (verb == Verb::kMode && !raw.new_mode.empty()) o->new_mode = ParseMode(raw.new_mode).value();
   if (verb == Verb::kMode && o->drain && !o->new_mode) {
     err << "tiercache mode: --drain needs a mode (wt, wb, wa or pt)\n";
+    return false;
+  }
+  if (verb == Verb::kMode && o->drain && o->new_mode == CacheMode::kWriteBack) {
+    err << "tiercache mode: --drain writes dirty data back for a mode without it: not with wb\n";
     return false;
   }
   return true;

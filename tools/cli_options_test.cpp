@@ -234,11 +234,11 @@ TEST(CliOptionsTest, CreateRejectsUnknownMode) {
 }
 
 TEST(CliOptionsTest, ModeSwitchQueryAndDrain) {
-  Parse sw({"mode", "wb", "--drain"});
+  Parse sw({"mode", "wt", "--drain"});
   ASSERT_TRUE(sw.ran()) << sw.err.str();
   EXPECT_EQ(sw.options().verb, Verb::kMode);
   ASSERT_TRUE(sw.options().new_mode.has_value());
-  EXPECT_EQ(*sw.options().new_mode, CacheMode::kWriteBack);
+  EXPECT_EQ(*sw.options().new_mode, CacheMode::kWriteThrough);
   EXPECT_TRUE(sw.options().drain);
 
   Parse query({"mode", "--cache", "/dev/nvme0n1"});
@@ -251,6 +251,10 @@ TEST(CliOptionsTest, ModeSwitchQueryAndDrain) {
   Parse drain_only({"mode", "--drain"});
   EXPECT_EQ(drain_only.result.exit_code, kExitUsage);
   EXPECT_EQ(drain_only.err.str(), "tiercache mode: --drain needs a mode (wt, wb, wa or pt)\n");
+  Parse drain_wb({"mode", "wb", "--drain"});
+  EXPECT_EQ(drain_wb.result.exit_code, kExitUsage);
+  EXPECT_EQ(drain_wb.err.str(),
+            "tiercache mode: --drain writes dirty data back for a mode without it: not with wb\n");
 }
 
 // Parse errors are said as every other error, "tiercache <verb>: <message>" on one line, and an

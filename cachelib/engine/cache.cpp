@@ -95,16 +95,16 @@ CacheMode Cache::mode() const { return engine_->mode.load(std::memory_order_acqu
 void Cache::set_mode(CacheMode mode, bool drain, IoCallback done) {
   CacheMode old = engine_->mode.exchange(mode, std::memory_order_acq_rel);
   engine_->store->set_mode(mode, [this, old, mode, drain, done = std::move(done)](Status s) {
-    if (!s.ok() || !drain || old != CacheMode::kWriteBack || mode == CacheMode::kWriteBack) {
-      return done(std::move(s));
-    }
+    // Dirty data can be there in any mode (left by wb, or by a crash during an earlier drain).
+    if (!s.ok() || !drain || mode == CacheMode::kWriteBack) return done(std::move(s));
     clean_all(nullptr, [this, old, done = std::move(done)](Status drained) mutable {
       if (drained.ok()) return done(std::move(drained));
       // The switch asked for a cache without dirty data and the drain could not give one: back
-      // to write-back, as a failed detach goes back, so the failure leaves the mode as it was.
+      // to the old mode, as a failed detach goes back, so the failure leaves the mode as it was.
       engine_->mode.store(old, std::memory_order_release);
-      engine_->store->set_mode(old, [drained, done = std::move(done)](Status restored) mutable {
-        std::string msg = "writing dirty data back failed, the mode stays wb: " + drained.message();
+      engine_->store->set_mode(old, [old, drained, done = std::move(done)](Status restored) mutable {
+        std::string msg = "writing dirty data back failed, the mode stays " +
+                          std::string(ModeName(old)) + ": " + drained.message();
         if (!restored.ok()) msg += "; restoring the mode failed: " + restored.message();
         done(drained.with_message(msg));
       });
@@ -133,21 +133,21 @@ void Cache::clean_all(std::function<void(uint64_t)> progress, IoCallback done) {
   engine_->cleaner->clean_all(std::move(progress), OnCallerLoop(std::move(done)));
 }
 
-void Cache::close(IoCallback done) {
+void Cache::close(IoCallback done, bool forget_clean) {
   EventLoop* origin = EventLoop::current();
   Engine& e = *engine_;
   e.closing.store(true);  // sequentially consistent: see WhenIdle
   e.trust_flusher->stop();
-  e.cleaner->stop([&e, origin, done = std::move(done)](Status) mutable {
-    origin->post([&e, origin, done = std::move(done)]() mutable {
-      WhenIdle(e, origin, [&e, done = std::move(done)]() mutable {
+  e.cleaner->stop([&e, origin, forget_clean, done = std::move(done)](Status) mutable {
+    origin->post([&e, origin, forget_clean, done = std::move(done)]() mutable {
+      WhenIdle(e, origin, [&e, forget_clean, done = std::move(done)]() mutable {
         // "Clean shutdown" lets the next open trust every clean line: the core copies they match
         // must be durable first. Every change already marked its page: the store writes what is
         // left, then the flag.
-        e.core.flush([&e, done = std::move(done)](Status s) mutable {
+        e.core.flush([&e, forget_clean, done = std::move(done)](Status s) mutable {
           if (!s.ok()) return done(std::move(s));
           // Nothing in flight and the core durable: every line's clean copies can be claimed.
-          e.trust_all_idle();
+          forget_clean ? e.untrust_all_idle() : e.trust_all_idle();
           e.store->close_clean(std::move(done));
         });
       });

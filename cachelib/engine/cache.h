@@ -192,8 +192,10 @@ class Cache final : public Device {
   // Writes all dirty data to the core; progress(remaining dirty lines) is called as it goes.
   void clean_all(std::function<void(uint64_t remaining)> progress, IoCallback done);
   // Stops background work, waits for in-flight I/O, persists metadata, marks clean shutdown.
-  // No I/O may be submitted after close() is called.
-  void close(IoCallback done);
+  // No I/O may be submitted after close() is called. `forget_clean` (a detach: the core may be
+  // used alone before the next open) drops every clean copy from the records: the next open
+  // keeps only dirty data, as bcache and Open CAS start cold after a detach.
+  void close(IoCallback done, bool forget_clean = false);
 
   CacheCounters counters() const;
   CacheLatency latency() const;

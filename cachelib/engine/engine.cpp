@@ -209,6 +209,8 @@ uint64_t Engine::untrust(Shard& shard, uint32_t id) {
 
 void Engine::note_changed(uint32_t id) { store->mark_changed(id); }
 
+void Engine::note_listed() { trust_flusher->note_untrusted(); }
+
 void Engine::request_persist() {
   if (persist_requested_.exchange(true, std::memory_order_acq_rel)) return;
   inflight.fetch_add(1, std::memory_order_relaxed);

@@ -127,6 +127,8 @@ class Engine {
   // claiming clean sectors. Returns the persist epoch after which no durable record trusts them
   // (0: none does now).
   uint64_t untrust(Shard& shard, uint32_t id);
+  // A read listed a write-only line for trust rounds again (Shard::touch): asks for a round.
+  void note_listed();
   // REQUIRES shard.mu. Shard::move_to_new_line, staging the old line's free record (limbo).
   // Returns the new line, or kNoLine when none is free.
   uint32_t move_to_new_line(Shard& shard, uint32_t id);
@@ -139,6 +141,8 @@ class Engine {
   void trust_round(IoCallback done);
   // At close, with nothing in flight and the core flushed: trusts every line.
   void trust_all_idle();
+  // At close after a detach: untrusts every line, so the next open keeps only dirty data.
+  void untrust_all_idle();
   // CacheOptions::trust_batch's default: a hold of ~0.2 ms (~150 ns a line); larger batches
   // made readers wait longer for a shorter round (docs/performance.md "Trust rounds in steps").
   static constexpr uint32_t kTrustBatch = 1024;

@@ -102,7 +102,7 @@ void ReadStretch(Request& req, std::span<const Segment> segs, const ReadLookup* 
 // of their sectors reads those lines from the SSD: the part of a loop the cache kept stays a hit,
 // also once a few of its lines were evicted. A run held less than that comes from the core whole,
 // as bypass wants: SSD pieces between core pieces would cut the disk's sequential stream.
-void ServeCachedRunFromSsd(Shard& shard, std::span<const Segment> run, uint32_t locked,
+void ServeCachedRunFromSsd(Engine& e, Shard& shard, std::span<const Segment> run, uint32_t locked,
                            std::array<ReadLookup, Request::kMaxRun>& found) {
   uint32_t whole = 0;
   for (uint32_t i = 0; i < run.size(); ++i) {
@@ -111,7 +111,7 @@ void ServeCachedRunFromSsd(Shard& shard, std::span<const Segment> run, uint32_t 
   if (4 * whole < 3 * run.size()) return;
   for (uint32_t i = 0; i < run.size(); ++i) {
     if ((locked >> i & 1) == 0 || !found[i].whole) continue;
-    if (found[i].from_ssd.none()) shard.touch(found[i].line_id, false);
+    if (found[i].from_ssd.none() && shard.touch(found[i].line_id, false)) e.note_listed();
     found[i].from_ssd = run[i].mask();
   }
 }
@@ -138,7 +138,7 @@ void ReadRun(Request& req, std::span<const Segment> run) {
       assert(!now);
       (void)now;
     }
-    if (req.stream_bypass) ServeCachedRunFromSsd(shard, run, locked, found);
+    if (req.stream_bypass) ServeCachedRunFromSsd(req.engine, shard, run, locked, found);
   }
   // Whole hits are read by stretches, the other locked segments alone.
   for (uint32_t i = 0; i < run.size();) {

@@ -93,7 +93,7 @@ ReadLookup LookUpRead(Request& req, Shard& shard, const Segment& seg) {
       found.from_ssd = shard.dirty(found.line_id) & mask;
       found.whole = req.stream_bypass && (shard.valid(found.line_id) & mask) == mask;
     }
-    if (found.from_ssd.any()) shard.touch(found.line_id, false);
+    if (found.from_ssd.any() && shard.touch(found.line_id, false)) req.engine.note_listed();
   }
   return found;
 }

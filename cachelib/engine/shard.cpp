@@ -63,9 +63,11 @@ void Shard::park_in_limbo(uint32_t slot, uint64_t core_line) {
   index_.insert(core_line | kLimboKey, slot);
 }
 
-void Shard::touch(uint32_t id, bool is_write) {
+bool Shard::touch(uint32_t id, bool is_write) {
+  const bool listed = !is_write && set_write_only(id, false);
   warm(id);
   admission_->on_hit(core_line(id), is_write);
+  return listed;
 }
 
 void Shard::warm(uint32_t id) {
@@ -200,6 +202,15 @@ void Shard::add_limbo(uint32_t id, uint64_t need) {
   limbo_need_ = std::max(limbo_need_, need);
 }
 
+bool Shard::set_write_only(uint32_t id, bool on) {
+  const uint32_t slot = local(id);
+  if (slots_.write_only(slot) == on) return false;
+  slots_.set_write_only(slot, on);
+  if (on || !slots_.untrusted(slot)) return false;
+  list_untrusted(slot);
+  return true;
+}
+
 bool Shard::mark_untrusted(uint32_t id) {
   const uint32_t slot = local(id);
   slots_.set_trust_candidate(slot, false);
@@ -209,6 +220,14 @@ bool Shard::mark_untrusted(uint32_t id) {
   ++untrusted_count_;
   list_untrusted(slot);
   return true;
+}
+
+void Shard::untrust_all(const std::function<void(uint32_t)>& changed) {
+  for (uint32_t slot = 0; slot < slots_.size(); ++slot) {
+    if (slots_.in_use(slot) && !slots_.limbo(slot) && mark_untrusted(id_of(slot))) {
+      changed(id_of(slot));
+    }
+  }
 }
 
 void Shard::add_untrusting(uint32_t id, uint64_t need) {
@@ -269,7 +288,7 @@ bool Shard::mark_trust_step(uint32_t max, bool durable_only, uint64_t& marked) {
     if (!slots_.in_use(slot) || slots_.limbo(slot) || !slots_.untrusted(slot)) continue;
     // Only a durable untrust may be undone: trusting earlier could let a late release mark a
     // newer untrust durable.
-    if ((durable_only && !slots_.untrust_durable(slot)) ||
+    if ((durable_only && (!slots_.untrust_durable(slot) || slots_.write_only(slot))) ||
         locks_.is_locked(slots_.core_line(slot))) {
       continue;
     }
@@ -286,6 +305,10 @@ bool Shard::trust_step(uint32_t max, const std::function<void(uint32_t)>& change
   for (; walk_pos_ < end; ++walk_pos_) {
     const uint32_t slot = untrusted_list_[walk_pos_];
     if (!slots_.in_use(slot) || slots_.limbo(slot) || !slots_.untrusted(slot)) continue;
+    if (!slots_.trust_candidate(slot) && slots_.write_only(slot)) {
+      slots_.set_listed(slot, false);  // dropped until a read lists it again
+      continue;
+    }
     if (!slots_.trust_candidate(slot) || locks_.is_locked(slots_.core_line(slot)) ||
         in_limbo(slots_.core_line(slot))) {
       // (a limbo copy of its block: two clean records must never map one block)

@@ -36,7 +36,9 @@ class Shard {
   // All REQUIRE mu held.
   uint32_t lookup(uint64_t core_line) const;
   // A request touched cached line `id` (replacement and admission both learn from hits).
-  void touch(uint32_t id, bool is_write);
+  // Returns true when a read listed a write-only line for trust rounds again: the caller asks
+  // for one (Engine::note_listed).
+  bool touch(uint32_t id, bool is_write);
   // Asks the admission policy whether a miss of `core_line` deserves a line.
   Admission admit(uint64_t core_line, bool is_write);
   // Line `id`, just allocated for an admitted miss, gets a hit's standing in replacement
@@ -105,12 +107,23 @@ class Shard {
   // The line's clean data changes or is about to: untrusted (if not yet), no trust candidate.
   // Returns true if it was trusted: the caller stages the record and calls add_untrusting().
   bool mark_untrusted(uint32_t id);
+  // Untrusts every line in use (a detach: the core may change without the cache), calling
+  // changed(id) for each that was trusted (its record now claims only dirty sectors).
+  void untrust_all(const std::function<void(uint32_t)>& changed);
   // The untrust of line `id` is durable once persist epoch `need` completes.
   void add_untrusting(uint32_t id, uint64_t need);
   // The persist epoch after which every untrust staged so far is durable.
   uint64_t untrust_need() const { return untrust_need_; }
+  // Written through and not read since (wt.cpp): a trust round leaves such a line untrusted, so
+  // the next write over it waits for no persist (trusting it would make every write-through
+  // rewrite wait for one: docs/io-paths.md "Warm after a crash"). A read clears it and lists
+  // the line for the next round.
+  bool write_only(uint32_t id) const { return slots_.write_only(local(id)); }
+  // Returns true when clearing it listed the (untrusted) line for trust rounds again.
+  bool set_write_only(uint32_t id, bool on);
   // Trust round, before its core flush: marks untrusted, unlocked lines (only durably untrusted
-  // ones when `durable_only`). Returns how many.
+  // ones, and no write-only ones, when `durable_only`: a round's walk; all of them when the cache
+  // closes idle). Returns how many.
   uint64_t mark_trust_candidates(bool durable_only = true);
   // Trust round, after its core flush: trusts the candidates no change touched since, calling
   // changed(id) for each (its record now claims its clean sectors). Returns how many.
@@ -119,7 +132,8 @@ class Shard {
   // the list's length; each step walks at most `max` more entries (one shard-lock hold) and
   // returns true at that end. Lines untrusted between steps are appended past the end, and the
   // list is not compacted while a walk runs (list_untrusted), so the position stays valid. The
-  // trust walk compacts as it goes: it keeps only the entries of lines still untrusted.
+  // trust walk compacts as it goes: it keeps only the entries of lines still untrusted, and drops
+  // those of unmarked write-only lines (a read lists them again).
   void begin_trust_walk();
   bool mark_trust_step(uint32_t max, bool durable_only, uint64_t& marked);
   bool trust_step(uint32_t max, const std::function<void(uint32_t)>& changed, uint64_t& trusted);

@@ -57,6 +57,10 @@ class SlotTable {
   // that core line (no lookup finds it) until a free record is durable.
   bool limbo(uint32_t i) const { return words_[i] & kLimbo; }
   void set_limbo(uint32_t i, bool on) { set_flag(i, kLimbo, on); }
+  // The line's last client access was a write-through write: trust rounds leave it untrusted
+  // until a read (Shard::set_write_only).
+  bool write_only(uint32_t i) const { return words_[i] & kWriteOnly; }
+  void set_write_only(uint32_t i, bool on) { set_flag(i, kWriteOnly, on); }
 
   // Which dirty epoch (0..3, DirtyEpochs) the line became dirty in.
   uint32_t dirty_epoch(uint32_t i) const { return uint32_t(words_[i] >> kEpochShift) & 3; }
@@ -81,6 +85,7 @@ class SlotTable {
   static constexpr uint64_t kTrustCandidate = uint64_t{1} << 56;
   static constexpr uint64_t kListed = uint64_t{1} << 57;
   static constexpr uint64_t kLimbo = uint64_t{1} << 58;
+  static constexpr uint64_t kWriteOnly = uint64_t{1} << 59;
 
   void set_flag(uint32_t i, uint64_t flag, bool on) {
     words_[i] = on ? (words_[i] | flag) : (words_[i] & ~flag);

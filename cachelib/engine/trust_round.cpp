@@ -116,6 +116,13 @@ void Engine::trust_all_idle() {
   }
 }
 
+void Engine::untrust_all_idle() {
+  for (auto& shard : shards_) {
+    std::lock_guard lock(shard->mu);
+    shard->untrust_all([this](uint32_t id) { note_changed(id); });
+  }
+}
+
 TrustRoundReport Engine::last_trust_round() const {
   std::lock_guard lock(policies_mu_);
   return last_trust_;

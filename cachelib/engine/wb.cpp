@@ -79,6 +79,8 @@ void WbLocked(Request& req, const Segment& seg) {
   {
     std::lock_guard lock(shard.mu);
     choice = LookupOrAdmit(req, seg, shard);
+    // Dirty now; once cleaned, trust rounds may trust it again.
+    if (choice.id != Shard::kNoLine) shard.set_write_only(choice.id, false);
   }
   if (choice.wait_need == 0) return WbWrite(req, seg, choice);
   // Admitted, but every free line waits in limbo for its free record: the persist that frees

@@ -14,7 +14,10 @@ void WtLocked(Request& req, const Segment& seg) {
   {
     std::lock_guard lock(shard.mu);
     line_id = LookupOrAdmit(req, seg, shard).id;
-    if (line_id != Shard::kNoLine) dirty_data = (shard.dirty(line_id) & seg.mask()).any();
+    if (line_id != Shard::kNoLine) {
+      dirty_data = (shard.dirty(line_id) & seg.mask()).any();
+      shard.set_write_only(line_id, true);
+    }
   }
   WriteCoreAndSsd(req, seg, line_id != Shard::kNoLine, line_id, dirty_data,
                   req.write_buf + seg.buf_offset);

@@ -162,7 +162,8 @@ void CacheService::close(DoneCallback done) {
                             " lines are still dirty after the final write-back");
       }
       detach_final_clean_ = s;
-      cache_->close(std::move(done));
+      // The core may now be used alone: the next start must not serve a copy it changed.
+      cache_->close(std::move(done), /*forget_clean=*/true);
     });
   });
 }

@@ -101,8 +101,17 @@ assert core.read(2 << 20) == open(sys.argv[3], 'rb').read(), 'dirty data not on 
 print('core file holds all %d acknowledged writes' % len(acked))
 EOF
 check="$("$TIERCACHE_CLI" check --cache ssd.img --json)" || fail "check after detach: $check"
-[ "$(jq -r '.lines_dirty, .mode, .clean_shutdown' <<<"$check" | tr '\n' ' ')" = "0 wt true " ] ||
-  fail "after detach: $check"
+[ "$(jq -r '.lines_used, .lines_dirty, .mode, .clean_shutdown' <<<"$check" | tr '\n' ' ')" = \
+  "0 0 wt true " ] || fail "after detach (the clean copies are dropped): $check"
+# The HDD used alone after the detach, then the cache started again: it serves the HDD's new
+# data, never its own old copy (bcache and Open CAS also start cold after a detach).
+printf '\x77%.0s' $(seq 65536) | dd of=hdd.img bs=65536 seek=$(((32 << 20) / 65536)) conv=notrunc \
+  status=none
+start_tiercached ssd.img
+nbdsh -u "$TC_URI" -c 'assert h.pread(65536, 32 << 20) == b"\x77" * 65536, "stale copy"' ||
+  fail "the restarted cache served its copy from before the detach"
+[ "$(tc_stat read_hits)" = 0 ] || fail "a hit after the detach: $(tc_cli stats --json)"
+stop_tiercached
 # Nothing dirty any more: --force reformats without --discard-dirty.
 cp ssd.img ssd.detached
 

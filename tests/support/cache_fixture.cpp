@@ -37,8 +37,9 @@ Result<std::unique_ptr<Cache>> SyncOpenCache(SimEventLoop& loop, Device& ssd, De
   });
 }
 
-Status SyncClose(SimEventLoop& loop, Cache& cache) {
-  return RunUntilDone<Status>(loop, [&](IoCallback cb) { cache.close(std::move(cb)); });
+Status SyncClose(SimEventLoop& loop, Cache& cache, bool forget_clean) {
+  return RunUntilDone<Status>(loop,
+                              [&](IoCallback cb) { cache.close(std::move(cb), forget_clean); });
 }
 
 Status SyncSetMode(SimEventLoop& loop, Cache& cache, CacheMode mode, bool drain) {

@@ -16,7 +16,7 @@ Status SyncFormat(SimEventLoop& loop, Device& ssd, const CoreIdentity& core,
 Result<std::unique_ptr<Cache>> SyncOpenCache(SimEventLoop& loop, Device& ssd, Device& core,
                                              const CoreIdentity& core_id,
                                              const CacheOptions& options);
-Status SyncClose(SimEventLoop& loop, Cache& cache);
+Status SyncClose(SimEventLoop& loop, Cache& cache, bool forget_clean = false);
 Status SyncSetMode(SimEventLoop& loop, Cache& cache, CacheMode mode, bool drain);
 Status SyncSetPolicies(SimEventLoop& loop, Cache& cache, const PolicyOptions& policies);
 Status SyncCleanAll(SimEventLoop& loop, Cache& cache);
