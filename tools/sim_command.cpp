@@ -147,7 +147,8 @@ int RunSimCommand(const SimCommandLine& cmd, CommandIo& io) {
     run.emplace(bench::RunSim(cmd.sim, cmd.quiet ? bench::SimProgress() : progress));
   } catch (const std::bad_alloc&) {
     // The simulated cache's index lives in memory, as the daemon's does.
-    const uint64_t largest = *std::max_element(cmd.sim.cache_bytes.begin(), cmd.sim.cache_bytes.end());
+    const auto& sizes = cmd.sim.cache_bytes;
+    const uint64_t largest = *std::max_element(sizes.begin(), sizes.end());
     return ReportFailure(io, "sim", "NoSpace",
                          "out of memory simulating a cache of " + bench::SimBytes(largest) +
                              " (about 16 bytes of RAM per 4 KiB of cache)",

@@ -64,7 +64,7 @@ Status AddTraces(const Cli& cli, WorkloadCatalog* catalog) {
     auto t = ImportTraceFile(spec.substr(eq + 1, colon - eq - 1), spec.substr(colon + 1),
                              spec.substr(0, eq));
     if (!t.ok()) return t.status();
-    catalog->add_trace(std::move(t).value());
+    TC_RETURN_IF_ERROR(catalog->add_trace(std::move(t).value()));
   }
   return Status::Ok();
 }
@@ -183,7 +183,8 @@ Status CheckFits(const Cli& cli, const BenchConfig& config, const CatalogOptions
   auto hdd = profiles.find(config.hdd_profile);
   if (!hdd.ok() || hdd->kind != ModelProfile::Kind::kHdd) return Status::Ok();  // said later
   const uint64_t capacity = hdd->hdd.capacity_bytes;
-  const std::string disk = "the HDD model " + config.hdd_profile + " (" + FormatSize(capacity) + ")";
+  const std::string disk =
+      "the HDD model " + config.hdd_profile + " (" + FormatSize(capacity) + ")";
   if (config.cache_bytes > capacity) {
     return Status::InvalidArgument("--cache-size " + cli.cache_size + ": larger than " + disk);
   }

@@ -57,7 +57,9 @@ RatioRow HdTuneRow(const WorkloadResult& w, const SetupResult& s) {
 RatioRow SeqWriteRow(const WorkloadResult& w, const SetupResult& s) {
   RatioRow row{RatioKind::kSeqWriteSsdShare, w.name, s.name, {}, {}, std::nullopt, false};
   for (const PassResult& p : s.passes) {
-    row.per_pass.push_back(p.bytes_written ? std::optional<double>(
+    // A setup without cache counters (nbdkit-cache: no hit ratio) has no SSD byte count either.
+    const bool counted = p.bytes_written != 0 && p.hit_ratio.has_value();
+    row.per_pass.push_back(counted ? std::optional<double>(
                                                  static_cast<double>(p.ssd_bytes_written) /
                                                  static_cast<double>(p.bytes_written))
                                            : std::nullopt);
@@ -157,10 +159,12 @@ std::string FormatRatioView(const std::vector<RatioRow>& rows, uint32_t passes) 
   std::ostringstream out;
   out << "== targets: cached setups against the bare HDD (printed figures, not assertions)\n";
   const std::string* workload = nullptr;
+  size_t width = 10;  // setup names: wider for nbdkit-cache
+  for (const RatioRow& row : rows) width = std::max(width, row.setup.size() + 2);
   for (const RatioRow& row : rows) {
     if (!workload || *workload != row.workload) out << RatioHeader(row) << "\n";
     workload = &row.workload;
-    out << "  " << Pad(row.setup, 10, false);
+    out << "  " << Pad(row.setup, width, false);
     const auto cells = RatioCells(row);
     for (const auto& c : cells) out << Pad(c, 10);
     for (size_t k = cells.size(); k < passes; ++k) out << Pad("-", 10);

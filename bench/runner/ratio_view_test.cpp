@@ -15,6 +15,7 @@ PassResult Written(uint64_t bytes, uint64_t ssd) {
   PassResult p;
   p.bytes_written = bytes;
   p.ssd_bytes_written = ssd;
+  p.hit_ratio = 0.0;  // a setup with cache counters
   return p;
 }
 
@@ -50,6 +51,28 @@ BenchResults MadeUp() {
   large.setups = {{"wb", {Written(0, 0), Written(1000000, 0)}, ""}};  // nothing written in pass 1
   r.workloads = {hdtune, seq, rnd, boot, large};
   return r;
+}
+
+// nbdkit-cache (--realtime) has no cache counters: its SSD share is not a figure ("-", n/a, not
+// "0.0% ok"), and its longer name keeps the columns aligned.
+TEST(RatioViewTest, ASetupWithoutCacheCountersHasNoSsdShare) {
+  BenchResults r;
+  r.passes = 2;
+  PassResult uncounted;
+  uncounted.bytes_written = 1000000;
+  WorkloadResult seq{"cdm:SEQ1M-Q8T1-write", "mb_per_s", "", {}};
+  seq.setups = {{"wt", {Written(1000000, 10000), Written(1000000, 10000)}, ""},
+                {"nbdkit-cache", {uncounted, uncounted}, ""}};
+  r.workloads = {seq};
+  const auto rows = ComputeRatioView(r);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[1].per_pass, (std::vector<std::optional<double>>{std::nullopt, std::nullopt}));
+  EXPECT_EQ(RatioVerdict(rows[1]), "n/a");
+  EXPECT_EQ(FormatRatioView(rows, 2),
+            "== targets: cached setups against the bare HDD (printed figures, not assertions)\n"
+            "cdm:SEQ1M-Q8T1-write: SSD bytes written / bytes written, per pass (target <= 5%)\n"
+            "  wt                  1.0%      1.0%  worst    1.0%  ok\n"
+            "  nbdkit-cache           -         -  worst       -  n/a\n\n");
 }
 
 TEST(RatioViewTest, FiguresPerPassAndAgainstTheTargets) {

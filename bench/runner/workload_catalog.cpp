@@ -22,9 +22,21 @@ WorkloadSpec FixedTrace(Trace trace, std::string description) {
 
 }  // namespace
 
-void WorkloadCatalog::add_trace(Trace trace) {
-  std::string name = trace.name;
+Status WorkloadCatalog::add_trace(Trace trace) {
+  const std::string name = trace.name;
+  const auto refuse = [&](const std::string& why) {
+    return Status::InvalidArgument("--trace " + name + "=...: " + why);
+  };
+  if (name.empty()) return Status::InvalidArgument("--trace =...: the workload needs a name");
+  if (traces_.count(name) != 0) return refuse("a second trace of that name");
+  static const std::vector<std::string> kGroups = {"traces", "cdm", "cdm-large", "asssd", "all"};
+  const bool group = std::find(kGroups.begin(), kGroups.end(), name) != kGroups.end();
+  if (group || name.find(':') != std::string::npos || name.find(',') != std::string::npos ||
+      make(name).ok()) {
+    return refuse("the name of a built-in workload or group; choose another");
+  }
   traces_[name] = std::move(trace);
+  return Status::Ok();
 }
 
 std::vector<std::string> WorkloadCatalog::expand(const std::string& item) const {

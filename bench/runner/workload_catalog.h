@@ -44,7 +44,9 @@ class WorkloadCatalog {
   explicit WorkloadCatalog(CatalogOptions options) : options_(std::move(options)) {}
 
   // Adds an imported trace as a workload of that name (replayed identically every pass).
-  void add_trace(Trace trace);
+  // InvalidArgument for an empty name, one already added, and the names and groups of built-in
+  // workloads (an import would shadow them, or could never be selected: "cdm=...").
+  Status add_trace(Trace trace);
 
   // Expands a comma-separated selection: names (hdtune, boot, ...), groups ("traces" =
   // boot,applaunch,gameload,realapp; "cdm"; "asssd"; "cdm-large"; "all"), parseable synthetic names (cdm:RND4K-Q32T16-read) and

@@ -102,12 +102,13 @@ void Cache::set_mode(CacheMode mode, bool drain, IoCallback done) {
       // The switch asked for a cache without dirty data and the drain could not give one: back
       // to the old mode, as a failed detach goes back, so the failure leaves the mode as it was.
       engine_->mode.store(old, std::memory_order_release);
-      engine_->store->set_mode(old, [old, drained, done = std::move(done)](Status restored) mutable {
+      auto restored_done = [old, drained, done = std::move(done)](Status restored) mutable {
         std::string msg = "writing dirty data back failed, the mode stays " +
                           std::string(ModeName(old)) + ": " + drained.message();
         if (!restored.ok()) msg += "; restoring the mode failed: " + restored.message();
         done(drained.with_message(msg));
-      });
+      };
+      engine_->store->set_mode(old, std::move(restored_done));
     });
   });
 }

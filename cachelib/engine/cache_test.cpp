@@ -89,6 +89,28 @@ class CacheTest : public ::testing::Test {
     h->core_mem.write_now(0, Pattern(seed, 0, blocks * 4096));
     return blocks;
   }
+  // A write-back cache holding line 0 clean (Pattern(seed), read in) and a 4 KiB block of line
+  // 5 dirty (Pattern(seed + 1)); returns both.
+  std::pair<std::vector<std::byte>, std::vector<std::byte>> CleanLineAndDirtyLine(uint64_t seed) {
+    Make(CacheMode::kWriteBack);
+    auto clean = Pattern(seed, 0, kLine);
+    h->core_mem.write_now(0, clean);
+    EXPECT_EQ(Read(0, kLine), clean);
+    auto dirty = Pattern(seed + 1, 5 * kLine, 4096);
+    Write(5 * kLine, dirty);
+    return {clean, dirty};
+  }
+  // After a clean close and open: `lines_used` lines, one dirty; line 0 reads `line0` with
+  // `read_hits` hits, and the dirty block its data.
+  void ExpectCleanReopen(uint64_t lines_used, const std::vector<std::byte>& line0,
+                         uint64_t read_hits, const std::vector<std::byte>& dirty) {
+    EXPECT_TRUE(h->cache->info().was_clean_shutdown);
+    EXPECT_EQ(C().lines_used, lines_used);
+    EXPECT_EQ(C().lines_dirty, 1u);
+    EXPECT_EQ(Read(0, kLine), line0);
+    EXPECT_EQ(C().read_hits, read_hits);
+    EXPECT_EQ(Read(5 * kLine, 4096), dirty);
+  }
   static constexpr SequentialOptions kLoopCutoffs{.read_cutoff_bytes = 4096,
                                                   .write_cutoff_bytes = 4096};
 
@@ -261,19 +283,9 @@ TEST_F(CacheTest, BadInputsAreRejectedAndChangeNothing) {
 }
 
 TEST_F(CacheTest, CleanRestartIsWarmAndKeepsDirtyData) {
-  Make(CacheMode::kWriteBack);
-  auto clean = Pattern(12, 0, kLine);
-  h->core_mem.write_now(0, clean);
-  EXPECT_EQ(Read(0, kLine), clean);
-  auto dirty = Pattern(13, 5 * kLine, 4096);
-  Write(5 * kLine, dirty);
+  const auto [clean, dirty] = CleanLineAndDirtyLine(12);
   h->restart();
-  EXPECT_TRUE(h->cache->info().was_clean_shutdown);
-  EXPECT_EQ(C().lines_used, 2u);
-  EXPECT_EQ(C().lines_dirty, 1u);
-  EXPECT_EQ(Read(0, kLine), clean);
-  EXPECT_EQ(C().read_hits, 1u);
-  EXPECT_EQ(Read(5 * kLine, 4096), dirty);
+  ExpectCleanReopen(/*lines_used=*/2, clean, /*read_hits=*/1, dirty);
   EXPECT_EQ(Core(5 * kLine, 4096), std::vector<std::byte>(4096));
 }
 
@@ -281,25 +293,15 @@ TEST_F(CacheTest, CleanRestartIsWarmAndKeepsDirtyData) {
 // that start keeps only dirty data (none after a detach's write-back; here one line, to show it
 // is kept) and reads the rest from the core, never a stale clean copy.
 TEST_F(CacheTest, CloseForgettingCleanCopiesKeepsOnlyDirtyData) {
-  Make(CacheMode::kWriteBack);
-  auto clean = Pattern(14, 0, kLine);
-  h->core_mem.write_now(0, clean);
-  EXPECT_EQ(Read(0, kLine), clean);
-  h->loop.run_until_idle();  // trusted by a round
-  auto dirty = Pattern(15, 5 * kLine, 4096);
-  Write(5 * kLine, dirty);
+  const auto [clean, dirty] = CleanLineAndDirtyLine(14);
+  h->loop.run_until_idle();  // the clean line trusted by a round
   ASSERT_EQ(C().lines_used, 2u);
   Status closed = testing::SyncClose(h->loop, *h->cache, /*forget_clean=*/true);
   ASSERT_TRUE(closed.ok()) << closed.ToString();
   auto changed = Pattern(16, 0, kLine);  // the core used alone meanwhile
   h->core_mem.write_now(0, changed);
   h->open();
-  EXPECT_TRUE(h->cache->info().was_clean_shutdown);
-  EXPECT_EQ(C().lines_used, 1u);
-  EXPECT_EQ(C().lines_dirty, 1u);
-  EXPECT_EQ(Read(0, kLine), changed);
-  EXPECT_EQ(C().read_hits, 0u);
-  EXPECT_EQ(Read(5 * kLine, 4096), dirty);
+  ExpectCleanReopen(/*lines_used=*/1, changed, /*read_hits=*/0, dirty);
 }
 
 // A cache made by format version 6 gave each shard one contiguous range of lines, and its records

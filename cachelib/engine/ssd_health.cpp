@@ -36,17 +36,6 @@ void SsdHealth::reset() {
   failed_.store(false, std::memory_order_release);
 }
 
-bool SsdHealth::error_line_due(Nanos now, uint64_t* unlogged) {
-  int64_t next = next_error_line_ns_.load(std::memory_order_relaxed);
-  if (now.count() < next ||
-      !next_error_line_ns_.compare_exchange_strong(next, now.count() + 1'000'000'000)) {
-    unlogged_errors_.fetch_add(1, std::memory_order_relaxed);
-    return false;
-  }
-  *unlogged = unlogged_errors_.exchange(0, std::memory_order_relaxed);
-  return true;
-}
-
 SsdHealthState SsdHealth::state() const {
   std::lock_guard lock(mu_);
   if (failed_.load(std::memory_order_relaxed)) return SsdHealthState::kFailed;

@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "cachelib/common/clock.h"
+#include "cachelib/common/log_throttle.h"
 
 namespace tiercache {
 
@@ -40,15 +41,14 @@ class SsdHealth {
   // Paces the error log (a dying SSD fails thousands of I/Os a second): true at most once per
   // second of `now`, the first call included, with *unlogged set to the calls that returned false
   // since the previous true.
-  bool error_line_due(Nanos now, uint64_t* unlogged);
+  bool error_line_due(Nanos now, uint64_t* unlogged) { return error_lines_.due(now, unlogged); }
 
  private:
   const uint32_t threshold_;
   const Nanos window_;
   std::atomic<bool> failed_{false};
   std::atomic<uint64_t> read_errors_{0}, write_errors_{0}, persist_errors_{0}, failovers_{0};
-  std::atomic<int64_t> next_error_line_ns_{INT64_MIN};
-  std::atomic<uint64_t> unlogged_errors_{0};
+  LogThrottle error_lines_;
   mutable std::mutex mu_;
   std::deque<Nanos> recent_;        // GUARDED_BY(mu_): error times within the window, oldest first
   uint64_t since_reset_ = 0;        // GUARDED_BY(mu_)

@@ -9,6 +9,9 @@
 #include <cstdio>
 #include <cstring>
 
+#include "cachelib/common/clock.h"
+#include "cachelib/common/log_throttle.h"
+#include "cachelib/common/logger.h"
 #include "cachelib/common/pooled_once.h"
 #include "daemon/nbd/nbd_constants.h"
 
@@ -57,9 +60,16 @@ Connection::~Connection() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-void Connection::Log(const std::string& message) const {
-  std::fprintf(stderr, "nbd: connection %llu: %s\n", static_cast<unsigned long long>(id_),
-               message.c_str());
+void Connection::Log(const std::string& message, bool error) const {
+  const std::string id = std::to_string(id_);
+  if (!error) return LogInfo("nbd_connection", {{"connection", id}, {"what", message}});
+  // A client resetting connections in a loop must not flood the log: ten lines a second, for all
+  // connections, each saying how many were left out before it.
+  static LogThrottle throttle(10);
+  uint64_t unlogged = 0;
+  if (!throttle.due(SteadyClock::instance().now(), &unlogged)) return;
+  LogWarn("nbd_connection_error",
+          {{"connection", id}, {"error", message}, {"unlogged", std::to_string(unlogged)}});
 }
 
 void Connection::Start() {
@@ -69,13 +79,13 @@ void Connection::Start() {
     if (ring.ok()) {
       ring_ = std::move(ring).value();
     } else if (options_.verbose) {
-      Log("socket on epoll: " + ring.status().ToString());
+      Log("socket on epoll: " + ring.status().ToString(), true);
     }
   }
   if (!ring_) {
     Status s = loop_.watch_fd(fd_, EPOLLIN, [this](uint32_t events) { OnEvents(events); });
     if (!s.ok()) {
-      Log("cannot watch socket: " + s.ToString());
+      Log("cannot watch socket: " + s.ToString(), true);
       ::close(fd_);
       fd_ = -1;
       phase_ = Phase::kClosed;
@@ -455,7 +465,7 @@ void Connection::OnHandshakeTimeout() {
 
 void Connection::BeginDrain(const std::string& reason, bool error) {
   if (phase_ == Phase::kDraining || phase_ == Phase::kClosed) return;
-  if (error || options_.verbose) Log(reason);
+  if (error || options_.verbose) Log(reason, error);
   phase_ = Phase::kDraining;
   if (!ring_ || !ring_->receiving()) payload_ = IoBuffer();
   std::weak_ptr<Connection> weak = weak_from_this();
@@ -466,7 +476,7 @@ void Connection::BeginDrain(const std::string& reason, bool error) {
 
 void Connection::Close(const std::string& reason, bool error) {
   if (phase_ == Phase::kClosed) return;
-  if (phase_ != Phase::kDraining && (error || options_.verbose)) Log(reason);
+  if (phase_ != Phase::kDraining && (error || options_.verbose)) Log(reason, error);
   if (options_.verbose) Log("closed");
   phase_ = Phase::kClosed;
   if (ring_) {

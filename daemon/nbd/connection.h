@@ -126,7 +126,8 @@ class Connection : public std::enable_shared_from_this<Connection>, private Ring
   void BeginDrain(const std::string& reason, bool error);
   void Close(const std::string& reason, bool error);
   void MaybeFinish();
-  void Log(const std::string& message) const;
+  // Verbose lines at info; `error` lines at warn, at most ten a second for all connections.
+  void Log(const std::string& message, bool error = false) const;
 
   std::span<const std::byte> buffered() const {
     return {in_.data() + in_start_, in_end_ - in_start_};

@@ -3,8 +3,10 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-#include <cstdio>
+#include <string>
 #include <thread>
+
+#include "cachelib/common/logger.h"
 
 namespace tiercache::nbd {
 namespace {
@@ -99,13 +101,15 @@ void Server::OnAcceptable(Listener* listener) {
   for (;;) {
     Result<int> fd = listener->Accept();
     if (!fd.ok()) {
-      std::fprintf(stderr, "nbd: %s; pausing accept\n", fd.status().ToString().c_str());
+      LogError("nbd_accept_error",
+               {{"error", fd.status().ToString()},
+                {"pause_ms", std::to_string(kAcceptBackoff.count())}});
       loop.unwatch_fd(listener->fd());
       loop.schedule_after(kAcceptBackoff, [this, listener] {
         if (listeners_.empty()) return;  // stopped meanwhile: the listener is gone
         Status s = accept_worker().thread->loop().watch_fd(
             listener->fd(), EPOLLIN, [this, listener](uint32_t) { OnAcceptable(listener); });
-        if (!s.ok()) std::fprintf(stderr, "nbd: cannot resume accept: %s\n", s.ToString().c_str());
+        if (!s.ok()) LogError("nbd_accept_resume_error", {{"error", s.ToString()}});
       });
       return;
     }
@@ -120,8 +124,8 @@ void Server::OnAcceptable(Listener* listener) {
 bool Server::RefuseOverLimit(int fd) {
   if (open_connections_.load(std::memory_order_relaxed) < config_.max_connections) {
     if (refused_since_log_ > 0) {
-      std::fprintf(stderr, "nbd: accepting connections again (%llu refused at the limit)\n",
-                   static_cast<unsigned long long>(refused_since_log_));
+      LogInfo("nbd_connections_accepted_again",
+              {{"refused_at_limit", std::to_string(refused_since_log_)}});
       refused_since_log_ = 0;
     }
     open_connections_.fetch_add(1, std::memory_order_relaxed);
@@ -131,10 +135,8 @@ bool Server::RefuseOverLimit(int fd) {
   ::close(fd);
   // Once per episode: a client retrying in a loop must not flood the log.
   if (refused_since_log_++ == 0) {
-    std::fprintf(stderr,
-                 "nbd: connection limit of %zu reached: refusing new connections until one "
-                 "closes (see --max-connections)\n",
-                 config_.max_connections);
+    LogWarn("nbd_connection_limit", {{"max_connections", std::to_string(config_.max_connections)},
+                                     {"what", "refusing new connections until one closes"}});
   }
   return true;
 }

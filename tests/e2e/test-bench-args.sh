@@ -31,13 +31,22 @@ refused "--test-size 1: must be at least 1 MiB" --test-size 1
 refused "--cache-size 1: too small, a cache needs at least 147456 bytes" --cache-size 1
 # Sizes past the HDD model (1 TB) or the memory its in-memory disks take: refused up front, not
 # an OOM kill hours later.
-refused "--test-size 2T: the test area (from 64 GiB) must fit on the HDD model hdd7200 (931.5 GiB)" \
+refused "--test-size 2T: the test area (from 64 GiB) must fit on the HDD model hdd7200" \
   --test-size 2T
 refused "--cache-size 1T: larger than the HDD model hdd7200 (931.5 GiB)" --cache-size 1T
 WORKLOADS=cdm-large:RND4K-Q1T1-read refused \
   "the test area (800 GiB) and the cache (400 GiB) need 1.2 TiB of memory" --cache-size 400G
 refused "--json /nonexistent/dir/x.json: no directory /nonexistent/dir" \
   --json /nonexistent/dir/x.json
+# Imported traces: a name of a built-in workload, a name given twice, a file that does not parse
+# (named with its line).
+printf '1,h,0,Read,0,4096,1\n' >"$TEST_TMP/t.csv"
+printf '1,h,0,Read\n' >"$TEST_TMP/bad.csv"
+refused "--trace boot=...: the name of a built-in workload or group; choose another" \
+  --trace "boot=msr:$TEST_TMP/t.csv"
+refused "--trace x=...: a second trace of that name" \
+  --trace "x=msr:$TEST_TMP/t.csv" --trace "x=msr:$TEST_TMP/t.csv"
+refused "$TEST_TMP/bad.csv: MSR CSV line 1: expected 7 fields" --trace "y=msr:$TEST_TMP/bad.csv"
 # --help still exits 0.
 "$CLI" bench --help >/dev/null || fail "bench --help: exit $?"
 echo "PASS"

@@ -100,7 +100,11 @@ for h in handles:
 EOF
 
 kill -0 "$SERVER_PID" || fail "server died"
-[ "$(grep -c 'connection limit of 64 reached' "$log")" -eq 1 ] ||
+[ "$(grep -c 'event=nbd_connection_limit max_connections=64 ' "$log")" -eq 1 ] ||
   { cat "$log"; fail "expected the limit logged once"; }
-grep -q 'bad request magic' "$log" || { cat "$log"; fail "bad magic not logged"; }
+# 65th and 66th, and any retry refused while the slot was still being freed.
+grep -qE 'event=nbd_connections_accepted_again refused_at_limit=([2-9]|[1-9][0-9]+)$' "$log" ||
+  { cat "$log"; fail "the end of the episode not logged"; }
+grep -q 'level=warn event=nbd_connection_error .*bad request magic' "$log" ||
+  { cat "$log"; fail "bad magic not logged"; }
 echo "PASS: $0"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Live mode switches: fio (nbd engine, 4 connections, randrw of 4-64 KiB blocks over twice the
 # cache size, crc32c verified continuously) runs while `tiercache mode` cycles
-# wt -> wb -> wa -> pt -> wt, alternately without and with --drain. fio must see no error and
+# wt -> wb -> wa -> pt -> wt, alternately without and with --drain (not to wb: refused, exit 2,
+# before the load starts). fio must see no error and
 # no bad block. After each switch a pattern is written to a region fio does not use; at the end
 # every pattern reads back exactly. After a drained switch out of wb no line may be dirty until
 # the next wb. Finally, after `tiercache flush`, the HDD holds exactly what the daemon serves.
@@ -20,6 +21,11 @@ PATTERN_LEN=$((256 << 10))
 cd "$TEST_TMP"
 make_cache ssd.img 64M hdd.img 256M --mode wt
 start_tiercached ssd.img
+rc=0
+out="$(tc_cli mode wb --drain 2>&1)" || rc=$?
+want="tiercache mode: --drain writes dirty data back for a mode without it: not with wb"
+[ "$rc" = 2 ] && [ "$out" = "$want" ] || fail "mode wb --drain: exit $rc: $out"
+[ "$(tc_cli mode)" = "mode: wt" ] || fail "a refused switch changed the mode: $(tc_cli mode)"
 
 fio --output=fio.out --ioengine=nbd --uri="$TC_URI" --name=load --numjobs=4 --iodepth=16 \
     --rw=randrw --bsrange=4k-64k --blockalign=4k --size=32M --offset_increment=32M \
@@ -37,13 +43,13 @@ under_load=0
 switch_to() {
   local mode="$1" drain="$2" out
   local args=("$mode")
-  if [ "$drain" = drain ]; then args+=(--drain); fi
+  if [ "$drain" = drain ] && [ "$mode" != wb ]; then args+=(--drain); fi
   out="$(tc_cli mode "${args[@]}" --json)" || fail "tiercache mode ${args[*]}: $out"
   [ "$(jq -r '.ok, .mode, .previous_mode' <<<"$out" | tr '\n' ' ')" = "true $mode $current " ] ||
     fail "tiercache mode ${args[*]} (from $current): $out"
   if kill -0 "$FIO_PID" 2>/dev/null; then under_load=$((under_load + 1)); fi
   if [ "$drain" = drain ] && [ "$mode" != wb ] && [ "$(tc_stat lines_dirty)" != 0 ]; then
-    fail "dirty lines in $mode after a drained switch out of wb"
+    fail "dirty lines in $mode after a drained switch"
   fi
   current="$mode"
   steps=$((steps + 1))

@@ -69,6 +69,7 @@ a.shutdown()
 EOF
 
 stop_tiercached
-grep -q 'connection limit of 2 reached' daemon.log || { cat daemon.log; fail "limit not logged"; }
+grep -q 'event=nbd_connection_limit max_connections=2 ' daemon.log ||
+  { cat daemon.log; fail "limit not logged"; }
 grep -q 'handshake not finished within 0.5 s' daemon.log || { cat daemon.log; fail "timeout not logged"; }
 echo "PASS: $0"
