@@ -33,6 +33,7 @@ struct Cli {
   bool quick = false, realtime = false, virtual_time = false, list = false;
   std::vector<std::string> setups;
   std::string workloads, json, report, profiles, hdd_model = "hdd7200", ssd_model = "sata-ssd";
+  bool workloads_given = false;  // --workloads was on the command line (maybe empty)
   std::string cache_size, test_size;
   std::string admission, replacement, seq_cutoff;  // wt/wb engine policy options
   // wt/wb cleaning, as typed: tiercached's option names and texts (--cleaning, --dirty-target...).
@@ -129,6 +130,12 @@ Status BuildConfig(const Cli& cli, BenchConfig* config, CatalogOptions* copts) {
     if (*size < kMinTestSize) {
       return Status::InvalidArgument("--test-size " + cli.test_size + ": must be at least 1 MiB");
     }
+    // hdtune and the sequential tests move 1 MiB blocks: a remainder would be a position of a
+    // few bytes, timed as a block.
+    if (*size % kMinTestSize != 0) {
+      return Status::InvalidArgument("--test-size " + cli.test_size +
+                                     ": must be a multiple of 1 MiB");
+    }
     copts->area_bytes = size.value();
   }
   config->policies.admission = cli.admission;
@@ -198,8 +205,8 @@ Status CheckFits(const Cli& cli, const BenchConfig& config, const CatalogOptions
     return Status::InvalidArgument("cdm-large's test area of twice --cache-size (" +
                                    FormatSize(largest) + ") must fit on " + disk);
   }
-  // The disks are in memory: a cached setup holds the test area and the whole cache.
-  const uint64_t need = largest + (config.realtime ? 0 : config.cache_bytes);
+  // In virtual time the disks are in memory: a cached setup holds the test area and the cache.
+  const uint64_t need = config.realtime ? 0 : largest + config.cache_bytes;
   const uint64_t available = MemoryAvailable();
   if (available != 0 && need > available) {
     return Status::InvalidArgument("the test area (" + FormatSize(largest) + ") and the cache (" +
@@ -211,7 +218,7 @@ Status CheckFits(const Cli& cli, const BenchConfig& config, const CatalogOptions
 }
 
 std::string Selection(const Cli& cli) {
-  if (!cli.workloads.empty()) return cli.workloads;
+  if (cli.workloads_given) return cli.workloads;  // empty: "no workloads selected"
   if (!cli.quick) return WorkloadCatalog::DefaultSelection();
   return "traces,cdm,asssd,hdtune,cdm-large:RND4K-Q1T1-read";
 }
@@ -323,6 +330,7 @@ int main(int argc, char** argv) {
   app.add_flag("--list", cli.list, "list the selected workloads and exit");
   try {
     app.parse(argc, argv);
+    cli.workloads_given = app.count("--workloads") > 0;
   } catch (const CLI::ParseError& e) {
     // --help and --version exit 0; a bad argument exits 1, as every other failure (docs/bench.md).
     return app.exit(e) == 0 ? 0 : 1;

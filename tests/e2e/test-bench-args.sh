@@ -12,7 +12,7 @@ requires test -x "$CLI"
 refused() {
   local pattern="$1" out err rc=0
   shift
-  out="$("$CLI" bench --quick --workloads "${WORKLOADS:-boot}" --setups hdd,wt --passes 1 "$@" \
+  out="$("$CLI" bench --quick --workloads "${WORKLOADS-boot}" --setups hdd,wt --passes 1 "$@" \
            2>"$TEST_TMP/err")" || rc=$?
   err="$(cat "$TEST_TMP/err")"
   [ "$rc" = 1 ] || fail "bench $*: exit $rc, expected 1: $err"
@@ -34,6 +34,8 @@ refused "--cache-size 1: too small, a cache needs at least 147456 bytes" --cache
 refused "--test-size 2T: the test area (from 64 GiB) must fit on the HDD model hdd7200" \
   --test-size 2T
 refused "--cache-size 1T: larger than the HDD model hdd7200 (931.5 GiB)" --cache-size 1T
+refused "--test-size 1048577: must be a multiple of 1 MiB" --test-size 1048577
+WORKLOADS="" refused "no workloads selected"
 WORKLOADS=cdm-large:RND4K-Q1T1-read refused \
   "the test area (800 GiB) and the cache (400 GiB) need 1.2 TiB of memory" --cache-size 400G
 refused "--json /nonexistent/dir/x.json: no directory /nonexistent/dir" \
