@@ -196,7 +196,8 @@ Status CheckFits(const Cli& cli, const BenchConfig& config, const CatalogOptions
     return Status::InvalidArgument("--cache-size " + cli.cache_size + ": larger than " + disk);
   }
   if (copts.area_offset + copts.area_bytes > capacity) {
-    return Status::InvalidArgument("--test-size " + cli.test_size + ": the test area (from " +
+    const std::string which = cli.test_size.empty() ? "" : "--test-size " + cli.test_size + ": ";
+    return Status::InvalidArgument(which + "the test area (from " +
                                    FormatSize(copts.area_offset) + ") must fit on " + disk);
   }
   uint64_t largest = 0;

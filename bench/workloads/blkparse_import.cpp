@@ -63,14 +63,13 @@ Result<Trace> ParseBlkparse(std::string_view text, std::string name,
   const auto lines = SplitLines(text);
   for (size_t i = 0; i < lines.size(); ++i) {
     if (auto e = ParseLine(lines[i], options.device)) {
-      // Sectors of 512 bytes: past kMaxTraceEnd the byte offset would wrap.
-      if (e->sector > kMaxTraceEnd / kSector || e->sectors > kMaxTraceEnd / kSector) {
+      // Checked in sectors: the byte offset of a sector past kMaxTraceEnd could wrap.
+      constexpr uint64_t kMaxEndSector = kMaxTraceEnd / kSector;
+      if (e->sector > kMaxEndSector || e->sectors > kMaxEndSector - e->sector) {
         return Status::InvalidArgument("blkparse line " + std::to_string(i + 1) + ": sector " +
                                        std::to_string(e->sector) + " + " +
                                        std::to_string(e->sectors) + " ends past 64 PiB");
       }
-      TC_RETURN_IF_ERROR(CheckTraceExtent("blkparse line " + std::to_string(i + 1),
-                                          e->sector * kSector, e->sectors * kSector));
       have_dispatch |= e->action == 'D';
       events.push_back(*e);
     }

@@ -175,6 +175,11 @@ TEST(TraceImportTest, ExtentsPastTheLargestVolumeAreRefused) {
                 .status()
                 .ToString(),
             "InvalidArgument: blkparse line 1: sector 36028797018963967 + 8 ends past 64 PiB");
+  EXPECT_EQ(ParseBlkparse("  8,0 0 1 0.1 1 D R 140737488355324 + 8 [a]\n", "x")
+                .status()
+                .ToString(),
+            "InvalidArgument: blkparse line 1: sector 140737488355324 + 8 ends past 64 PiB");
+  EXPECT_TRUE(ParseBlkparse("  8,0 0 1 0.1 1 D R 140737488355320 + 8 [a]\n", "x").ok());
   EXPECT_EQ(ParseFioIolog("fio version 2 iolog\nf add\nf read 0\n", "x").status().ToString(),
             "InvalidArgument: fio iolog line 3: expected FILE ACTION [OFFSET LENGTH]");
 }
