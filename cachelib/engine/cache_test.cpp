@@ -254,6 +254,48 @@ TEST_F(CacheTest, TrimAndWriteZeroes) {
   EXPECT_EQ(C().write_zeroes, 1u);
 }
 
+// A line a TRIM empties is free for other data (lines_used drops at once); one a TRIM leaves
+// sectors in stays. A line whose dirty record was durable waits in limbo for the persist that
+// frees its record, and a miss of its block meanwhile waits for that persist, so no record ever
+// maps the reused line to the trimmed block after a crash.
+TEST_F(CacheTest, TrimFreesTheLinesItEmpties) {
+  Make(CacheMode::kWriteBack);
+  const auto data = Pattern(15, 0, 4 * kLine);
+  h->core_mem.write_now(0, data);
+  EXPECT_EQ(Read(0, 3 * kLine), std::vector<std::byte>(data.begin(), data.begin() + 3 * kLine));
+  const auto dirty = Pattern(16, 3 * kLine, kLine);
+  Write(3 * kLine, dirty);
+  ASSERT_TRUE(testing::SyncFlush(h->loop, *h->cache).ok());  // line 3's dirty record durable
+  ASSERT_EQ(C().lines_used, 4u);
+
+  ASSERT_TRUE(testing::SyncDiscard(h->loop, *h->cache, kLine, kLine).ok());
+  EXPECT_EQ(C().lines_used, 3u);
+  ASSERT_TRUE(testing::SyncDiscard(h->loop, *h->cache, 2 * kLine, 4096).ok());
+  EXPECT_EQ(C().lines_used, 3u);  // line 2 keeps 15 sectors
+  ASSERT_TRUE(testing::SyncDiscard(h->loop, *h->cache, 3 * kLine, kLine).ok());
+  EXPECT_EQ(C().lines_used, 2u);
+  EXPECT_EQ(C().lines_dirty, 0u);
+
+  // Line 3's block again, at once: its old line is in limbo until a persist.
+  const auto again = Pattern(17, 3 * kLine, kLine);
+  Write(3 * kLine, again);
+  EXPECT_EQ(C().lines_used, 3u);
+  EXPECT_EQ(Read(3 * kLine, kLine), again);
+  const uint64_t misses = C().read_misses;
+  h->core_mem.write_now(kLine, Pattern(18, kLine, kLine));  // trimmed: read from the core again
+  EXPECT_EQ(Read(kLine, kLine), Pattern(18, kLine, kLine));
+  EXPECT_EQ(C().read_misses, misses + 1);
+  EXPECT_EQ(C().lines_used, 4u);
+
+  h->crash_restart();
+  EXPECT_EQ(Read(0, kLine), std::vector<std::byte>(data.begin(), data.begin() + kLine));
+  EXPECT_EQ(Read(kLine, kLine), Pattern(18, kLine, kLine));
+  EXPECT_EQ(Read(3 * kLine, kLine), again);
+  h->restart();
+  EXPECT_EQ(Read(3 * kLine, kLine), again);
+  EXPECT_EQ(Read(kLine, kLine), Pattern(18, kLine, kLine));
+}
+
 TEST_F(CacheTest, BadInputsAreRejectedAndChangeNothing) {
   Make(CacheMode::kWriteBack);
   std::vector<std::byte> buf(4096, std::byte{1});

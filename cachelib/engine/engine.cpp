@@ -131,12 +131,7 @@ uint32_t Engine::allocate_line(Shard& shard, uint64_t core_line) {
   uint32_t id = shard.allocate(
       core_line, [&](uint32_t l) { return can_reuse(shard, l); }, &to_limbo, &evicted);
   if (evicted) EngineCounters::add(counters.evictions);
-  if (to_limbo != Shard::kNoLine) {
-    // As in set_dirty: the epoch read with the mark says which persist frees it.
-    std::lock_guard lock(persist_mu_);
-    store->mark_changed(to_limbo);
-    shard.add_limbo(to_limbo, persist_started_ + 1);
-  }
+  if (to_limbo != Shard::kNoLine) stage_limbo(shard, to_limbo);
   if (id == Shard::kNoLine && shard.limbo_lines() > 0) {
     request_persist();  // the reserve is in limbo: free it now, a miss may be waiting
   } else if (to_limbo != Shard::kNoLine) {
@@ -180,15 +175,24 @@ uint32_t Engine::move_to_new_line(Shard& shard, uint32_t id) {
   shard.release_durable(persist_completed_.load(std::memory_order_acquire));
   const uint32_t moved = shard.move_to_new_line(id);
   if (moved == Shard::kNoLine) return moved;
-  {
-    std::lock_guard lock(persist_mu_);
-    store->mark_changed(id);
-    shard.add_limbo(id, persist_started_ + 1);
-  }
+  stage_limbo(shard, id);
   note_changed(moved);
   persist_limbo_soon(shard);
   trust_flusher->note_untrusted();
   return moved;
+}
+
+void Engine::drop_empty_line(Shard& shard, uint32_t id) {
+  if (!shard.drop_empty(id)) return note_changed(id);  // its record is persisted free later
+  stage_limbo(shard, id);
+  persist_limbo_soon(shard);
+}
+
+void Engine::stage_limbo(Shard& shard, uint32_t id) {
+  // As in set_dirty: the epoch read with the mark says which persist frees it.
+  std::lock_guard lock(persist_mu_);
+  store->mark_changed(id);
+  shard.add_limbo(id, persist_started_ + 1);
 }
 
 uint64_t Engine::untrust(Shard& shard, uint32_t id) {

@@ -132,6 +132,9 @@ class Engine {
   // REQUIRES shard.mu. Shard::move_to_new_line, staging the old line's free record (limbo).
   // Returns the new line, or kNoLine when none is free.
   uint32_t move_to_new_line(Shard& shard, uint32_t id);
+  // REQUIRES shard.mu and line `id`'s lock. A TRIM left line `id` without sectors: it is freed
+  // (Shard::drop_empty), at once or after the persist of its free record.
+  void drop_empty_line(Shard& shard, uint32_t id);
   // True once persist epoch `need` has completed (0 is always complete).
   bool persisted(uint64_t need) const {
     return persist_completed_.load(std::memory_order_acquire) >= need;
@@ -202,6 +205,9 @@ class Engine {
   // and evictions share one persist (its page writes and its three SSD flushes). A write or
   // flush that needs a limbo line's record durable persists without waiting for the delay.
   void persist_limbo_soon(Shard& shard);
+  // REQUIRES shard.mu. Line `id` went to limbo: its free record is staged, and the persist that
+  // writes it frees the line.
+  void stage_limbo(Shard& shard, uint32_t id);
 
   // A trust round's walks (trust_round.cpp): marks trust candidates, flushes the core, then
   // trusts the candidates no change touched and persists them. Each step is one hold of one

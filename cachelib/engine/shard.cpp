@@ -100,13 +100,34 @@ uint32_t Shard::take_free_line() {
 }
 
 void Shard::evict(uint32_t slot) {
-  const uint64_t old = slots_.core_line(slot);
   assert(!slots_.any_dirty(slot));
-  policy_evict(slot, old);
-  admission_->on_evict(old);
+  admission_->on_evict(slots_.core_line(slot));
+  unlist(slot);
+}
+
+void Shard::unlist(uint32_t slot) {
+  policy_evict(slot, slots_.core_line(slot));
   --used_;
   note_used();
   if (slots_.untrusted(slot)) --untrusted_count_;
+}
+
+bool Shard::retire(uint32_t slot) {
+  // A durable record that trusts the line, or says it is dirty, maps its core line here until a
+  // persist rewrites it: only then may the line take other data.
+  if (slots_.untrusted(slot) && slots_.untrust_durable(slot) && !slots_.durable_dirty(slot)) {
+    free_slot(slot);
+    return false;
+  }
+  move_to_limbo(slot);
+  return true;
+}
+
+bool Shard::drop_empty(uint32_t id) {
+  const uint32_t slot = local(id);
+  assert(slots_.valid(slot).none() && !slots_.any_dirty(slot));
+  unlist(slot);
+  return retire(slot);
 }
 
 void Shard::free_slot(uint32_t slot) {
@@ -121,8 +142,6 @@ uint32_t Shard::allocate(uint64_t core_line, const std::function<bool(uint32_t)>
   *evicted = false;
   *to_limbo = kNoLine;
   if (in_limbo(core_line)) return kNoLine;
-  // A victim no durable record trusts can take other data at once.
-  auto unclaimed = [&](uint32_t s) { return slots_.untrusted(s) && slots_.untrust_durable(s); };
   if (used_ >= capacity() || free_count_ == 0) {
     // Full: make room first, as the policy expects. A victim a durable record may still trust
     // waits in limbo for its free record, and the new line comes from the reserve meanwhile. When
@@ -135,12 +154,7 @@ uint32_t Shard::allocate(uint64_t core_line, const std::function<bool(uint32_t)>
     if (victim) {
       evict(*victim);
       *evicted = true;
-      if (unclaimed(*victim)) {
-        free_slot(*victim);
-      } else {
-        move_to_limbo(*victim);
-        *to_limbo = id_of(*victim);
-      }
+      if (retire(*victim)) *to_limbo = id_of(*victim);
     }
   }
   const uint32_t slot = take_free_line();

@@ -53,6 +53,11 @@ class Shard {
   // sectors and is untrusted, durably (its SSD record is free).
   uint32_t allocate(uint64_t core_line, const std::function<bool(uint32_t)>& can_reuse,
                     uint32_t* to_limbo, bool* evicted);
+  // Line `id` holds no sector any more (a TRIM emptied it): it leaves the index and the policies
+  // as an eviction would, without telling admission (the data is gone, not pushed out). Freed at
+  // once when no durable record claims it; otherwise parked in limbo: returns true, and the
+  // caller stages its free record and calls add_limbo().
+  bool drop_empty(uint32_t id);
   // Lines the policies fill: all but the reserve kept durably free, so a miss does not wait for
   // the persist that frees its victim.
   uint32_t capacity() const { return slots_.size() - reserve_; }
@@ -199,6 +204,11 @@ class Shard {
   uint32_t take_free_line();
   // Unmaps line `slot` (clean, unused) from the policies; the caller frees it or puts it in limbo.
   void evict(uint32_t slot);
+  // Out of the policies and the used count (an eviction, or a line emptied).
+  void unlist(uint32_t slot);
+  // A line out of use: freed at once when no durable record claims it, else parked in limbo
+  // (returns true).
+  bool retire(uint32_t slot);
   void note_used() { has_room_.store(used_ < capacity(), std::memory_order_relaxed); }
   // Limbo lines are indexed under their core line with this bit set: a lookup never finds them,
   // in_limbo() does, and the block itself may be mapped again (move_to_new_line).

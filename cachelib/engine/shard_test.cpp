@@ -219,6 +219,33 @@ TEST_F(ShardPolicyChangeTest, TheLastStepEndsAtTheShardsEnd) {
   End();
 }
 
+// A line a TRIM emptied (drop_empty) leaves the index and the policies like an eviction, the
+// learner too once it passed the line; it is free at once when no durable record claims it, and
+// parked in limbo when its durable record may say dirty (its block cannot be mapped meanwhile).
+TEST_F(ShardPolicyChangeTest, AnEmptiedLineIsFreedOrParkedAndLeavesBothPolicies) {
+  ASSERT_NO_FATAL_FAILURE(Fill(kLines));
+  Begin();
+  EXPECT_FALSE(shard->learn_policy(3));
+  EXPECT_FALSE(shard->drop_empty(kFirst + 1));  // passed, fresh: durably untrusted
+  shard->set_durable_dirty(kFirst + 5, true);
+  EXPECT_TRUE(shard->drop_empty(kFirst + 5));  // ahead
+  EXPECT_EQ(old_log, (Log{"evict 1 101", "evict 5 105"}));
+  EXPECT_EQ(new_log, (Log{"insert 0 100", "insert 1 101", "insert 2 102", "evict 1 101"}));
+  EXPECT_EQ(shard->used_lines(), kLines - 2);
+  EXPECT_EQ(shard->lookup(101), Shard::kNoLine);
+  EXPECT_EQ(shard->lookup(105), Shard::kNoLine);
+  EXPECT_FALSE(shard->in_limbo(101));
+  EXPECT_TRUE(shard->in_limbo(105));
+  old_log.clear();
+  EXPECT_EQ(Allocate(105), Shard::kNoLine);  // two records must never map one block
+  EXPECT_EQ(Allocate(200), kFirst + 1);      // the freed line, no eviction
+  EXPECT_EQ(old_log, (Log{"insert 1 200"}));
+  EXPECT_EQ(shard->used_lines(), kLines - 1);
+  EXPECT_TRUE(shard->learn_policy(kLines));  // the rest, without the line in limbo
+  EXPECT_EQ(new_policy->size(), kLines - 1);
+  End();
+}
+
 // An admission-only change: the admission policy is in force at once, no replacement policy
 // learns, and the first step says the shard is done.
 TEST_F(ShardPolicyChangeTest, AnAdmissionOnlyChangeTakesNoSteps) {

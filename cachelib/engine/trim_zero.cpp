@@ -1,5 +1,6 @@
 // TRIM and WRITE_ZEROES, the same in every mode. TRIM drops the cached sectors (dirty ones too: the
-// protocol leaves trimmed contents unspecified) and passes the discard to the core. WRITE_ZEROES
+// protocol leaves trimmed contents unspecified), frees a line it empties, and passes the discard
+// to the core. WRITE_ZEROES
 // zeroes the core; sectors dirty in the cache get zeros on the SSD as well (and stay dirty) so that
 // a crash can never bring back data older than the zeroing; clean copies are dropped.
 #include "cachelib/engine/io_paths.h"
@@ -17,7 +18,12 @@ void DiscardLocked(Request& req, const Segment& seg) {
       shard.set_valid(id, shard.valid(id) & ~seg.mask());
       shard.set_clean_pending(id, false);
       e.set_dirty(shard, id, shard.dirty(id) & ~seg.mask());
-      e.note_changed(id);
+      // A line left without sectors is free for other data, as bcache and dm-cache do on discard.
+      if (shard.valid(id).none()) {
+        e.drop_empty_line(shard, id);
+      } else {
+        e.note_changed(id);
+      }
     }
   }
   e.core.discard(seg.core_offset(e.line_size), seg.bytes(), [&req, seg](Status s) {
