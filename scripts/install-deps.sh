@@ -10,6 +10,8 @@ packages=(
   libaio-dev libxxhash-dev libboost-dev liburing-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev
+  # tiercache create: filesystems and other signatures it must not overwrite (blkid)
+  libblkid-dev
   # tiercached --config FILE: TOML config files (daemon/config/)
   libtomlplusplus-dev
   # clients the tests drive tiercached with

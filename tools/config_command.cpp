@@ -11,9 +11,9 @@ namespace tiercache {
 int RunConfigCheck(const CliOptions& options, CommandIo& io) {
   DaemonConfig config;
   std::vector<std::string> errors = LoadConfigFile(options.config_file, &config);
-  // The rules between options, as tiercached checks them once the file is read.
-  if (Result<CleaningOptions> cleaning = CleaningOptionsFor(config);
-      errors.empty() && !cleaning.ok()) {
+  // The rules between options, as tiercached checks them once the file is read; with the other
+  // problems (every one is printed), a value the file got wrong counts as its default here.
+  if (Result<CleaningOptions> cleaning = CleaningOptionsFor(config); !cleaning.ok()) {
     errors.push_back(options.config_file + ": " + cleaning.status().message());
   }
   if (errors.empty()) {

@@ -52,6 +52,12 @@ TEST(ConfigCommandTest, OptionsThatDoNotFitTogether) {
   o = Check("cleaning-ok.conf", "cache = \"/dev/sdb\"\ndirty-high = 0.1\ndirty-target = 0\n");
   EXPECT_EQ(o.exit_code, kExitOk);
   EXPECT_EQ(o.err, "");
+  // With another problem in the file too: both are printed (QA, 2026-12-07: only the first was).
+  o = Check("cleaning-bad.conf", "cache = \"/dev/sdb\"\nthread = 4\ndirty-high = 0.1\n");
+  const std::string file = ::testing::TempDir() + "cleaning-bad.conf";
+  EXPECT_EQ(o.exit_code, kExitFailed);
+  EXPECT_EQ(o.err, file + ":2: unknown key 'thread' (did you mean 'threads'?)\n" + file +
+                       ": dirty-target 0.2 must be below dirty-high 0.1\n");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "tools/control_client.h"
 
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -16,6 +17,12 @@ Result<std::unique_ptr<ControlClient>> ControlClient::Connect(const std::string&
 }
 
 ControlClient::~ControlClient() { ::close(fd_); }
+
+void ControlClient::set_reply_timeout(std::chrono::milliseconds timeout) {
+  timeval tv{.tv_sec = timeout.count() / 1000,
+             .tv_usec = static_cast<suseconds_t>(timeout.count() % 1000 * 1000)};
+  ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+}
 
 Status ControlClient::send_line(const std::string& line) {
   size_t done = 0;

@@ -3,6 +3,7 @@
 // Not thread-safe.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
@@ -28,6 +29,8 @@ class ControlClient {
   Result<ControlJson> call(const ControlJson& request, const ProgressCallback& on_progress = {});
 
   const std::string& path() const { return path_; }
+  // Replies must then come within `timeout` (a call fails otherwise); default: no limit.
+  void set_reply_timeout(std::chrono::milliseconds timeout);
 
  private:
   ControlClient(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}

@@ -27,6 +27,20 @@ Result<std::string> ResolveControlPath(const CliOptions& options) {
                                  "): choose one with --control PATH or --cache SSD");
 }
 
+Status CheckServedCache(const std::string& cache, const std::string& served,
+                        const std::string& control) {
+  struct stat a {}, b {};
+  const bool same = stat(cache.c_str(), &a) == 0 && stat(served.c_str(), &b) == 0
+                        ? a.st_dev == b.st_dev && a.st_ino == b.st_ino
+                        : std::filesystem::absolute(cache).lexically_normal() ==
+                              std::filesystem::absolute(served).lexically_normal();
+  if (same) return Status::Ok();
+  return Status::NotFound("no tiercached serves " + cache + ": the one at " + control +
+                          " serves " + served + " (caches whose files share a name share the "
+                          "default sockets: start one of them with --control PATH and --socket "
+                          "PATH, and reach it with --control PATH)");
+}
+
 std::vector<int64_t> FindProcesses(const std::string& name) {
   std::vector<int64_t> pids;
   std::error_code ec;

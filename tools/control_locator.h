@@ -16,6 +16,12 @@ namespace tiercache {
 // InvalidArgument naming them when there are several.
 Result<std::string> ResolveControlPath(const CliOptions& options);
 
+// OK when `served`, the cache a daemon found at the default socket `control` of `cache` reports,
+// is the file or device `cache` names (same inode, else the same absolute path); NotFound
+// naming both otherwise: caches whose files share a name share the default sockets.
+Status CheckServedCache(const std::string& cache, const std::string& served,
+                        const std::string& control);
+
 // Process ids whose /proc/<pid>/comm is exactly `name` (at most 15 characters), ascending;
 // zombies (exited, not yet reaped) left out.
 std::vector<int64_t> FindProcesses(const std::string& name);

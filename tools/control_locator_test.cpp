@@ -56,6 +56,28 @@ TEST_F(ControlLocatorTest, TheOnlySocketIsPicked) {
                                          "--cache SSD");
 }
 
+// Two caches whose files share a name share the default sockets: a daemon found there for one
+// may serve the other (QA, 2026-12-07: `tiercache stop --cache nb/ssd.img` stopped na's daemon).
+TEST_F(ControlLocatorTest, TheServedCacheMustBeTheOneAskedFor) {
+  std::filesystem::create_directories(dir_ + "/na");
+  std::filesystem::create_directories(dir_ + "/nb");
+  std::ofstream(dir_ + "/na/ssd.img") << "a";
+  std::ofstream(dir_ + "/nb/ssd.img") << "b";
+  std::filesystem::create_symlink(dir_ + "/na/ssd.img", dir_ + "/link.img");
+  const std::string ctl = dir_ + "/ssd.img.ctl";
+  EXPECT_TRUE(CheckServedCache(dir_ + "/na/ssd.img", dir_ + "/na/ssd.img", ctl).ok());
+  EXPECT_TRUE(CheckServedCache(dir_ + "/link.img", dir_ + "/na/ssd.img", ctl).ok());
+  EXPECT_TRUE(CheckServedCache(dir_ + "/na/../na/ssd.img", dir_ + "/na/ssd.img", ctl).ok());
+  EXPECT_TRUE(CheckServedCache(dir_ + "/gone/x.img", dir_ + "/gone/./x.img", ctl).ok());
+  Status other = CheckServedCache(dir_ + "/nb/ssd.img", dir_ + "/na/ssd.img", ctl);
+  EXPECT_EQ(other.ToString(),
+            "NotFound: no tiercached serves " + dir_ + "/nb/ssd.img: the one at " + ctl +
+                " serves " + dir_ + "/na/ssd.img (caches whose files share a name share the "
+                "default sockets: start one of them with --control PATH and --socket PATH, and "
+                "reach it with --control PATH)");
+  EXPECT_FALSE(CheckServedCache(dir_ + "/gone/x.img", dir_ + "/na/ssd.img", ctl).ok());
+}
+
 TEST_F(ControlLocatorTest, FindsItsOwnProcess) {
   std::ifstream comm("/proc/self/comm");
   std::string name;

@@ -21,6 +21,18 @@ Session::Session(const CliOptions& options, CommandIo& io, const char* verb)
     return;
   }
   client_ = std::move(client).value();
+  if (options.control.empty() && !options.cache.empty()) check_serves(options.cache, *path);
+}
+
+void Session::check_serves(const std::string& cache, const std::string& control) {
+  Result<ControlJson> reply = client_->call(Request("status"));
+  if (!reply.ok() || !reply->value("ok", false)) return;  // the verb itself reports the failure
+  const std::string served = JsonString(reply->value("status", ControlJson::object()), "cache", "");
+  if (served.empty()) return;
+  Status serves = CheckServedCache(cache, served, control);
+  if (serves.ok()) return;
+  exit_ = ReportFailure(io_, verb_, "NoDaemon", serves.message(), kExitNoDaemon);
+  client_.reset();
 }
 
 bool Session::call(const ControlJson& request, ControlJson* reply,

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "daemon/control/control_json.h"
 #include "tools/cli_options.h"
@@ -26,6 +27,10 @@ class Session {
             const ControlClient::ProgressCallback& on_progress = {}, bool print_reply = true);
 
  private:
+  // A socket found by --cache alone may belong to another cache of the same file name: then the
+  // verb fails (NoDaemon) before it sends anything.
+  void check_serves(const std::string& cache, const std::string& control);
+
   CommandIo& io_;
   const char* verb_;
   std::unique_ptr<ControlClient> client_;

@@ -407,6 +407,65 @@ TEST_F(CreateCheckVerbTest, CheckWarnsWhenADaemonServesTheCache) {
   ::close(daemon->fd);
 }
 
+// What mkfs warns of (QA, 2026-12-07: a swapped create wiped a btrfs HDD whose first 8 KiB were
+// zero): a signature anywhere blkid looks, here an ISO 9660 volume descriptor at 32 KiB, and a
+// cache larger than its core. --force overwrites both.
+TEST_F(CreateCheckVerbTest, CreateRefusesAFilesystemAnywhereAndACacheLargerThanItsCore) {
+  const char iso[] = "\x01" "CD001" "\x01";
+  {
+    std::fstream f(ssd_, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(32768);
+    f.write(iso, sizeof iso - 1);
+  }
+  EXPECT_EQ(run(RunCreate, create_options()), kExitFailed);
+  EXPECT_EQ(err_.str(), "tiercache create: " + ssd_ + " holds an iso9660 filesystem (found by "
+                        "blkid); use --force to overwrite it\n");
+  CliOptions force = create_options();
+  force.force = true;
+  ASSERT_EQ(run(RunCreate, force), kExitOk) << err_.str();
+
+  CliOptions swapped = create_options();
+  swapped.cache = core_;
+  swapped.core = ssd_;
+  EXPECT_EQ(run(RunCreate, swapped), kExitFailed);
+  EXPECT_EQ(err_.str(), "tiercache create: --cache " + core_ + " (64 MiB) is larger than --core " +
+                        ssd_ + " (4 MiB): are the two swapped? The cache only ever holds copies "
+                        "of the core's data; use --force to create it anyway\n");
+
+  std::filesystem::resize_file(core_, 1000);
+  EXPECT_EQ(run(RunCreate, force), kExitFailed);
+  EXPECT_EQ(err_.str(), "tiercache create: core " + core_ + " is 1000 bytes, less than one 4 KiB "
+                        "sector: nothing to cache\n");
+}
+
+// Metadata blocks without a superblock (QA, 2026-12-07: a zeroed superblock area let a plain
+// create, and random bytes there `--force`, overwrite a cache's dirty records): only --force
+// --discard-dirty overwrites them.
+TEST_F(CreateCheckVerbTest, CreateRefusesMetadataWhoseSuperblockIsGone) {
+  ASSERT_EQ(run(RunCreate, create_options()), kExitOk) << err_.str();
+  {
+    std::fstream f(ssd_, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(format::kSuperblockAreaSize + 5 * format::kBlockSize);
+    f.write("TCMETAPG", 8);
+    f.seekp(0);
+    const std::string zeros(format::kSuperblockAreaSize, '\0');
+    f.write(zeros.data(), zeros.size());
+  }
+  const std::string orphan = ssd_ + " holds tiercache metadata blocks but no tiercache "
+                             "superblock (damaged or wiped): it may hold dirty data no tool can "
+                             "read any more";
+  EXPECT_EQ(run(RunCreate, create_options()), kExitFailed);
+  EXPECT_EQ(err_.str(), "tiercache create: " + orphan +
+                            "; use --force --discard-dirty to overwrite it\n");
+  CliOptions force = create_options();
+  force.force = true;
+  EXPECT_EQ(run(RunCreate, force), kExitFailed);
+  EXPECT_EQ(err_.str(), "tiercache create: " + orphan +
+                            "; add --discard-dirty to overwrite it anyway\n");
+  force.discard_dirty = true;
+  ASSERT_EQ(run(RunCreate, force), kExitOk) << err_.str();
+}
+
 TEST_F(CreateCheckVerbTest, MissingDevicesFail) {
   CliOptions o = create_options();
   o.core = dir_ + "/nope.img";

@@ -6,6 +6,7 @@
 #include "cachelib/metadata/line_record.h"
 #include "daemon/control/control_json.h"
 #include "tools/check_command.h"
+#include "tools/device_signature.h"
 #include "tools/exit_codes.h"
 #include "tools/reply_printer.h"
 #include "tools/sparse_space.h"
@@ -64,13 +65,37 @@ void PrintCreated(const CliOptions& o, const Superblock& sb, uint64_t ssd_size,
   for (const std::string& w : warnings) io.err << "tiercache create: warning: " << w << "\n";
 }
 
+// What mkfs would warn of: a filesystem (or other signature) anywhere on the cache device, or a
+// cache larger than its core (the two swapped?). --force skips both.
+Status CheckLooksLikeACache(const CliOptions& o, uint64_t cache_size, const CoreIdentity& core) {
+  Result<std::string> signature = FindForeignSignature(o.cache);
+  if (!signature.ok()) return signature.status();
+  if (!signature->empty()) {
+    return Status::Busy(o.cache + " holds " + *signature + " (found by blkid); use --force to "
+                        "overwrite it");
+  }
+  if (cache_size > core.size) {
+    return Status::InvalidArgument(
+        "--cache " + o.cache + " (" + FormatSize(cache_size) + ") is larger than --core " +
+        o.core + " (" + FormatSize(core.size) + "): are the two swapped? The cache only ever "
+        "holds copies of the core's data; use --force to create it anyway");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status CheckNoDirtyData(AsyncRunner& runner, Device& ssd) {
   Result<OfflineCache> cache = LoadOffline(runner, ssd, std::nullopt);
   if (!cache.ok()) {
     const Status& s = cache.status();
-    if (s.code() == Status::Code::kNotFound) return Status::Ok();  // no tiercache there
+    if (s.code() == Status::Code::kNotFound) {  // no tiercache superblock there
+      Result<bool> orphan = HoldsOrphanMetadata(runner, ssd);
+      if (!orphan.ok()) return orphan.status();
+      if (!*orphan) return Status::Ok();
+      return Status::Busy(ssd.name() + " holds " + format::kOrphanMetadata +
+                          "; add --discard-dirty to overwrite it anyway");
+    }
     std::string msg = "cannot tell whether " + ssd.name() + " holds dirty data (" + s.message() +
                       "); add --discard-dirty to overwrite it anyway (any dirty data on it is "
                       "lost)";
@@ -117,6 +142,10 @@ int RunCreate(const CliOptions& given, CommandIo& io) {
   if (!lock.ok()) return fail(lock.status());
   Result<CoreIdentity> core = IdentifyCore(o.core);
   if (!core.ok()) return fail(core.status());
+  if (core->size < kSectorSize) {
+    return fail(Status::InvalidArgument("core " + o.core + " is " + std::to_string(core->size) +
+                                        " bytes, less than one 4 KiB sector: nothing to cache"));
+  }
   if (Status s = CheckDistinct(o.cache, o.core, *core); !s.ok()) return fail(s);
   Result<std::unique_ptr<AsyncRunner>> runner = AsyncRunner::Start();
   if (!runner.ok()) return fail(runner.status());
@@ -125,6 +154,9 @@ int RunCreate(const CliOptions& given, CommandIo& io) {
   if (!ssd.ok()) return fail(ssd.status());
   if (o.force && !o.discard_dirty) {
     if (Status s = CheckNoDirtyData(**runner, **ssd); !s.ok()) return fail(s);
+  }
+  if (!o.force) {
+    if (Status s = CheckLooksLikeACache(o, (*ssd)->size(), *core); !s.ok()) return fail(s);
   }
   // Before the format, so that a filesystem without room for it changes nothing.
   const format::Layout layout = format::LayoutForSsd((*ssd)->size(), o.line_size);

@@ -31,4 +31,8 @@ Result<std::unique_ptr<FileDevice>> OpenToolDevice(const std::string& path, bool
 // Reads the 8 KiB superblock area of `ssd` and picks the newest valid copy (LoadSuperblock).
 Result<LoadedSuperblock> ReadSuperblock(AsyncRunner& runner, Device& ssd);
 
+// Whether the first format::kMetadataProbeBytes after the superblock area hold metadata blocks
+// (format::HoldsMetadataBlocks): a cache whose superblock is gone.
+Result<bool> HoldsOrphanMetadata(AsyncRunner& runner, Device& ssd);
+
 }  // namespace tiercache

@@ -61,10 +61,14 @@ Result<int> OpenFd(const std::string& path, const FileDeviceOptions& o) {
     // Find out whether O_DIRECT was the cause: opening without it succeeds.
     int probe = open(path.c_str(), flags);
     if (probe >= 0) {
+      struct stat st {};
+      const bool device_like = fstat(probe, &st) == 0 && (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode));
       close(probe);
+      // A directory or a character device refuses O_DIRECT too: say what it is instead.
+      if (!device_like) return Status::InvalidArgument(path + ": not a regular file or a block device");
       return Status::InvalidArgument("open " + path +
                                      ": the filesystem refuses O_DIRECT (open returned EINVAL);"
-                                     " set FileDeviceOptions::buffered to use the page cache");
+                                     " use the page cache instead (tiercached --buffered)");
     }
   }
   return Status::FromErrno(err, "open " + path);
@@ -490,6 +494,11 @@ void FileDevice::write_zero_buffers(IoQueue& ctx, uint64_t offset, uint64_t leng
   t->cb = std::move(cb);
   if (flags.fua) t->sync_after = true;
   submit_chunk(ctx, std::move(t));
+}
+
+bool FileDevice::unlinked() const {
+  struct stat st {};
+  return fstat(fd_, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 0;
 }
 
 }  // namespace tiercache

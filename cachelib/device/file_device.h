@@ -68,6 +68,9 @@ class FileDevice final : public Device {
   ~FileDevice() override;
 
   bool is_block_device() const { return is_block_device_; }
+  // True when the device is a regular file no directory names any more (deleted while open): its
+  // data goes when the file is closed.
+  bool unlinked() const;
   const FileDeviceOptions& options() const { return options_; }
   // The backend in use: "io_uring" or "libaio" ("io_uring+libaio" if io_uring was refused on some
   // loops only). Before any I/O: the one Open() found usable. Thread-safe.

@@ -362,8 +362,21 @@ TEST(FileDeviceOpenTest, RefusedODirectExplainsTheCause) {
   ASSERT_FALSE(dev.ok());
   EXPECT_EQ(dev.status().code(), Status::Code::kInvalidArgument);
   EXPECT_EQ(dev.status().message(),
-            "open /proc/version: the filesystem refuses O_DIRECT (open returned EINVAL); set "
-            "FileDeviceOptions::buffered to use the page cache");
+            "open /proc/version: the filesystem refuses O_DIRECT (open returned EINVAL); use "
+            "the page cache instead (tiercached --buffered)");
+}
+
+// A directory or a character device refuses O_DIRECT too; the error says what it is, not that
+// the filesystem refuses O_DIRECT (QA, 2026-12-07: `tiercache check --cache DIR` said that).
+TEST(FileDeviceOpenTest, ADirectoryOrCharacterDeviceIsNamedForWhatItIs) {
+  FileDeviceOptions o;
+  o.read_only = true;
+  for (const char* path : {"/var/tmp", "/dev/null"}) {
+    auto dev = FileDevice::Open(path, o);
+    ASSERT_FALSE(dev.ok()) << path;
+    EXPECT_EQ(dev.status().code(), Status::Code::kInvalidArgument);
+    EXPECT_EQ(dev.status().message(), std::string(path) + ": not a regular file or a block device");
+  }
 }
 
 TEST(FileDeviceOpenTest, TmpfsWithAndWithoutODirect) {
@@ -383,8 +396,8 @@ TEST(FileDeviceOpenTest, TmpfsWithAndWithoutODirect) {
     ASSERT_FALSE(direct.ok());
     EXPECT_EQ(direct.status().message(),
               "open " + path +
-                  ": the filesystem refuses O_DIRECT (open returned EINVAL); set "
-                  "FileDeviceOptions::buffered to use the page cache");
+                  ": the filesystem refuses O_DIRECT (open returned EINVAL); use the page "
+                  "cache instead (tiercached --buffered)");
   }
   FileDeviceOptions o;
   o.buffered = true;

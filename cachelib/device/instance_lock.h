@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cachelib/common/status.h"
 
@@ -12,13 +13,14 @@ namespace tiercache {
 
 class InstanceLock {
  public:
-  // Busy naming the path if another process holds it.
+  // Busy naming the path if another process holds it. A loop device's backing file is locked
+  // too: a daemon on /dev/loop0 over ssd.img and one on ssd.img itself share one cache.
   static Result<std::unique_ptr<InstanceLock>> Acquire(const std::string& path);
   ~InstanceLock();
 
  private:
-  explicit InstanceLock(int fd) : fd_(fd) {}
-  int fd_;
+  explicit InstanceLock(std::vector<int> fds) : fds_(std::move(fds)) {}
+  std::vector<int> fds_;
 };
 
 }  // namespace tiercache

@@ -124,4 +124,12 @@ bool IsAllZero(std::span<const std::byte> bytes) {
   return std::all_of(bytes.begin(), bytes.end(), [](std::byte b) { return b == std::byte{0}; });
 }
 
+bool HoldsMetadataBlocks(std::span<const std::byte> blocks) {
+  for (size_t at = 0; at + kBlockSize <= blocks.size(); at += kBlockSize) {
+    const auto magic = std::string_view(reinterpret_cast<const char*>(blocks.data() + at), 8);
+    if (magic == slot::kMagic || magic == journal::kMagic) return true;
+  }
+  return false;
+}
+
 }  // namespace tiercache::format

@@ -34,6 +34,10 @@ inline constexpr uint32_t kMinLineSize = 4096;
 inline constexpr uint32_t kMaxLineSize = 1u << 20;
 // Bytes per stripe of lines a new cache deals to the engine's shards in turn (version 7).
 inline constexpr uint32_t kShardStripeBytes = 64 * 1024;
+// The superblock's shard_stripe_lines of a cache created with `line_size`.
+constexpr uint32_t ShardStripeLinesFor(uint32_t line_size) {
+  return line_size >= kShardStripeBytes ? 1 : kShardStripeBytes / line_size;
+}
 
 // ---- Superblock copy (4096 bytes). Checksum = XXH64(seed 0) of bytes [16, 4096). --------------
 // kMagic, kChecksum, kVersion and kSequence keep their offsets in every version; the rest is v1.
@@ -164,5 +168,15 @@ uint32_t GetU32(std::span<const std::byte> buf, size_t at);
 uint64_t GetU64(std::span<const std::byte> buf, size_t at);
 void PutBytes(std::span<std::byte> buf, size_t at, std::span<const std::byte> src);
 bool IsAllZero(std::span<const std::byte> bytes);
+// Bytes after the superblock area that create and `create --force` look through for metadata
+// page slots or journal blocks of a cache whose superblock is gone.
+inline constexpr uint64_t kMetadataProbeBytes = 1 << 20;
+// Whether a 4096-byte block of `blocks` (a multiple of 4096 bytes) starts with the magic of a
+// metadata page slot or a journal block.
+bool HoldsMetadataBlocks(std::span<const std::byte> blocks);
+// What such a device holds, for the refusals.
+inline constexpr const char* kOrphanMetadata =
+    "tiercache metadata blocks but no tiercache superblock (damaged or wiped): it may hold "
+    "dirty data no tool can read any more";
 
 }  // namespace tiercache::format

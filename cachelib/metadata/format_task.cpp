@@ -63,24 +63,32 @@ Status FormatTask::check_arguments(const CoreIdentity& core) {
   sb_.clean_shutdown = true;  // nothing to recover in an empty cache
   sb_.layout = layout;
   sb_.policies = options_.policies;
-  sb_.shard_stripe_lines = std::max<uint32_t>(1, format::kShardStripeBytes / options_.line_size);
+  sb_.shard_stripe_lines = format::ShardStripeLinesFor(options_.line_size);
   return Status::Ok();
 }
 
 void FormatTask::check_existing() {
   if (options_.force) return zero_metadata();
-  buf_.assign(format::kSuperblockAreaSize, std::byte{0});
+  // The superblock area, and the first metadata blocks of a cache whose superblock is gone.
+  const uint64_t probe = format::kSuperblockAreaSize + format::kMetadataProbeBytes;
+  buf_.assign(std::min(probe, ssd_.size() / format::kBlockSize * format::kBlockSize),
+              std::byte{0});
   ssd_.read(0, buf_, [self = shared_from_this()](Status s) {
     if (!s.ok()) return self->report(std::move(s));
-    if (HasTiercacheMagic(self->buf_)) {
+    const std::span<const std::byte> area(self->buf_.data(), format::kSuperblockAreaSize);
+    if (HasTiercacheMagic(area)) {
       return self->report(Status::Busy(self->ssd_.name() +
                                        " already holds a tiercache cache; use --force to "
                                        "overwrite it"));
     }
-    if (!format::IsAllZero(self->buf_)) {
+    if (!format::IsAllZero(area)) {
       return self->report(Status::Busy(self->ssd_.name() +
                                        " holds other data (no tiercache superblock); use --force "
                                        "to overwrite it"));
+    }
+    if (format::HoldsMetadataBlocks(std::span(self->buf_).subspan(area.size()))) {
+      return self->report(Status::Busy(self->ssd_.name() + " holds " + format::kOrphanMetadata +
+                                       "; use --force --discard-dirty to overwrite it"));
     }
     self->zero_metadata();
   });

@@ -89,7 +89,7 @@ Superblock SampleSuperblock() {
   s.intent_round = 12;
   s.intent_pages = {3, 48};
   s.journal_start_round = 9;
-  s.shard_stripe_lines = 16;
+  s.shard_stripe_lines = 1;  // what create stores for 64 KiB lines
   return s;
 }
 
@@ -115,7 +115,7 @@ TEST(SuperblockTest, FieldsSitAtTheirDocumentedOffsets) {
   EXPECT_EQ(GetU64(c, sb::kCoreSize), 4ull << 40);
   EXPECT_EQ(GetU64(c, sb::kCoreFingerprint), 0xFEEDFACECAFEBEEFull);
   EXPECT_EQ(GetU32(c, sb::kCorePathLength), 23u);
-  EXPECT_EQ(GetU32(c, 124), 16u);  // shard stripe lines
+  EXPECT_EQ(GetU32(c, 124), 1u);  // shard stripe lines
   EXPECT_EQ(std::memcmp(c.data() + sb::kCorePath, "/dev/disk/by-id/ata-HDD", 23), 0);
   EXPECT_TRUE(IsAllZero(std::span(c).subspan(sb::kCorePath + 23, sb::kAdmission - 23 - sb::kCorePath)));
   EXPECT_EQ(std::memcmp(c.data() + sb::kAdmission, "nhit\0", 5), 0);
@@ -174,18 +174,44 @@ TEST(SuperblockTest, DecodeRoundTripsAndClassifies) {
   EXPECT_EQ(DecodeSuperblock(c).state, SuperblockState::kBadFields);
 }
 
-// Before version 7 the shard stripe's bytes were reserved and never checked: a copy of version 5
-// or 6 reads as contiguous shards (0) whatever they hold.
-TEST(SuperblockTest, ShardStripeIsReadFromVersion7On) {
+// Before version 7 the shard stripe's bytes were reserved (written as 0): a copy of version 5 or
+// 6 reads as contiguous shards (0), and one with a stripe there was crafted or relabelled (QA,
+// 2026-12-07: a version 7 copy relabelled 6 served wrong data). Since version 7 the stripe is 0
+// (a converted cache) or what create stores for the line size.
+TEST(SuperblockTest, ShardStripeIsCheckedInEveryVersion) {
   std::vector<std::byte> c(kBlockSize);
   for (uint32_t version : {5u, 6u, 7u}) {
-    Superblock s = SampleSuperblock();
-    s.version = version;
-    EncodeSuperblock(s, c);
-    DecodedSuperblock d = DecodeSuperblock(c);
-    ASSERT_EQ(d.state, SuperblockState::kValid);
-    EXPECT_EQ(d.sb.shard_stripe_lines, version >= 7 ? 16u : 0u) << version;
+    for (uint32_t stripe : {0u, 16u, 1u, 32u, 0xffffffffu}) {
+      Superblock s = SampleSuperblock();  // 64 KiB lines: create stores 1
+      s.version = version;
+      s.shard_stripe_lines = stripe;
+      EncodeSuperblock(s, c);
+      DecodedSuperblock d = DecodeSuperblock(c);
+      const bool valid = stripe == 0 || (version >= 7 && stripe == 1);
+      EXPECT_EQ(d.state, valid ? SuperblockState::kValid : SuperblockState::kBadFields)
+          << version << " " << stripe;
+      if (valid) EXPECT_EQ(d.sb.shard_stripe_lines, stripe);
+    }
   }
+  EXPECT_EQ(ShardStripeLinesFor(4096), 16u);
+  EXPECT_EQ(ShardStripeLinesFor(65536), 1u);
+  EXPECT_EQ(ShardStripeLinesFor(1u << 20), 1u);
+}
+
+// A copy of a newer version names the way out: the newer tiercache that made it.
+TEST(SuperblockTest, ANewerVersionIsRefusedNamingTheWayOut) {
+  std::vector<std::byte> area(kSuperblockAreaSize);
+  Superblock newer = SampleSuperblock();
+  newer.version = kVersion + 1;
+  EncodeSuperblock(SampleSuperblock(), std::span(area).subspan(0, kBlockSize));
+  EncodeSuperblock(newer, std::span(area).subspan(kBlockSize, kBlockSize));
+  auto loaded = LoadSuperblock(area, "ssd");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code(), Status::Code::kNotSupported);
+  EXPECT_EQ(loaded.status().message(),
+            "ssd: tiercache format version " + std::to_string(kVersion + 1) +
+                " is not supported (this build reads versions 5 to " + std::to_string(kVersion) +
+                "): it was made by a newer tiercache; run it with that version (or later)");
 }
 
 TEST(SuperblockTest, LoadTakesTheNewestValidCopy) {

@@ -5,8 +5,12 @@
 
 namespace tiercache {
 
-JournalReplay::JournalReplay(const Superblock& sb, uint64_t core_lines, std::string ssd_name)
-    : sb_(sb), core_lines_(core_lines), ssd_name_(std::move(ssd_name)) {}
+JournalReplay::JournalReplay(const Superblock& sb, uint64_t core_lines, std::string ssd_name,
+                             uint64_t latest_start)
+    : sb_(sb),
+      core_lines_(core_lines),
+      ssd_name_(std::move(ssd_name)),
+      latest_start_(std::max(latest_start, sb.journal_start_round)) {}
 
 Status JournalReplay::add(uint64_t index, std::span<const std::byte> block) {
   JournalHeader h;
@@ -46,12 +50,34 @@ Status JournalReplay::check_round(size_t first, size_t end, bool newest) const {
                             "journal is damaged");
 }
 
+uint64_t JournalReplay::epoch_start() const {
+  const uint64_t start = sb_.journal_start_round;
+  if (latest_start_ == start || blocks_.empty()) return start;
+  // Down from the newest round while the rounds follow each other and are whole.
+  uint64_t run = blocks_.back().header.round;
+  size_t end = blocks_.size();
+  while (end > 0) {
+    size_t first = end;
+    while (first > 0 && blocks_[first - 1].header.round == blocks_[end - 1].header.round) --first;
+    const JournalHeader& h = blocks_[first].header;
+    const bool whole = end - first == h.blocks_in_round;
+    if (h.round + 1 != run && end != blocks_.size()) break;
+    if (!whole && end != blocks_.size()) break;
+    run = h.round;
+    end = first;
+  }
+  return std::clamp(run, start, latest_start_);
+}
+
 Status JournalReplay::replay(const std::function<void(uint64_t, const JournalEntry&)>& fn) {
   std::sort(blocks_.begin(), blocks_.end(), [](const Block& a, const Block& b) {
     return std::tie(a.header.round, a.header.block_in_round) <
            std::tie(b.header.round, b.header.block_in_round);
   });
-  uint64_t expected = sb_.journal_start_round;
+  // Rounds below the epoch's start are covered by page slots, as those of earlier epochs are.
+  const uint64_t start = epoch_start();
+  std::erase_if(blocks_, [start](const Block& b) { return b.header.round < start; });
+  uint64_t expected = start;
   for (size_t first = 0; first < blocks_.size();) {
     size_t end = first;
     while (end < blocks_.size() && blocks_[end].header.round == blocks_[first].header.round) ++end;

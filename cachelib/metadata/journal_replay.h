@@ -17,7 +17,12 @@ namespace tiercache {
 
 class JournalReplay {
  public:
-  JournalReplay(const Superblock& sb, uint64_t core_lines, std::string ssd_name);
+  // `latest_start`: the newest round the epoch may start at. The superblock's
+  // journal_start_round, unless the load rolled the superblock's round forward (its commit was
+  // lost): that commit may have moved the start up to intent_round + 1 and freed the blocks
+  // below, so the epoch then starts at the first round from which every round is there.
+  JournalReplay(const Superblock& sb, uint64_t core_lines, std::string ssd_name,
+                uint64_t latest_start);
 
   // Journal block `index` as read. Corruption for a whole block with a wrong header.
   Status add(uint64_t index, std::span<const std::byte> block);
@@ -38,10 +43,14 @@ class JournalReplay {
     std::vector<std::byte> bytes;
   };
   Status check_round(size_t first, size_t end, bool newest) const;
+  // The round the epoch starts at: journal_start_round, or up to latest_start_ when the rounds
+  // from there on are all whole (the newest may be partial) and the ones before are not.
+  uint64_t epoch_start() const;
 
   const Superblock& sb_;
   const uint64_t core_lines_;
   const std::string ssd_name_;
+  const uint64_t latest_start_;
   std::vector<Block> blocks_;  // of the current epoch
   uint64_t newest_round_ = 0;
 };

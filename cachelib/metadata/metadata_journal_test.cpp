@@ -327,6 +327,38 @@ TEST_F(MetadataJournalTest, StepsFreeTheOldestRoundsAndTheRingWraps) {
   CrashAndExpectEveryRecord(store);  // rounds 3-10, around the ring's end
 }
 
+// The newest superblock copy damaged at rest (QA, 2026-12-07): the load falls back to the other
+// copy, the intent of the same round, and rolls it forward; the commit it lost had moved the
+// epoch's start, and the ring has since reused the blocks of the rounds below. The epoch then
+// starts at the first round from which every round is there, and nothing is lost.
+TEST_F(MetadataJournalTest, TheNewestSuperblockDamagedAfterAStepLosesNothing) {
+  auto store = Open();
+  SixRoundsOfOnePage(*store);
+  Change(*store, 1010, MakeRecord(11, 9001, 16, true));
+  ASSERT_TRUE(SyncPersist(loop_, *store).ok());  // round 7 and the step of page 0 (round 8)
+  ChangeLines(*store, 0, 501, 6000);
+  ASSERT_TRUE(SyncPersist(loop_, *store).ok());  // round 9 and the step of page 1 (round 10)
+  Change(*store, 1011, MakeRecord(12, 9002, 16, false));
+  // Round 11 in block 2, and the step of page 2 (round 12, its marker in block 3) moves the
+  // epoch's start from 3 to 7.
+  ASSERT_TRUE(SyncPersist(loop_, *store).ok());
+  Change(*store, 1012, MakeRecord(13, 9003, 16, true));
+  ASSERT_TRUE(SyncPersist(loop_, *store).ok());  // round 13 in block 4: round 3 is torn
+  EXPECT_EQ(BlockHeader(4).round, 13u);
+  EXPECT_EQ(BlockHeader(5).round, 3u);
+  std::vector<std::byte> area(format::kSuperblockAreaSize);
+  ssd_.read_now(0, area);
+  const LoadedSuperblock newest = LoadSuperblock(area, "ssd0").value();
+  ASSERT_GT(newest.sb.journal_start_round, 2u);
+  Scribble(newest.copy * format::kBlockSize + 300);
+  ssd_.read_now(0, area);
+  const LoadedSuperblock fallback = LoadSuperblock(area, "ssd0").value();
+  ASSERT_EQ(fallback.copy, 1 - newest.copy);
+  ASSERT_GT(fallback.sb.intent_round, fallback.sb.committed_round);
+  ASSERT_LT(fallback.sb.journal_start_round, newest.sb.journal_start_round);
+  CrashAndExpectEveryRecord(store);
+}
+
 // A step whose commit leaves older rounds needed: its marker fills the epoch's sequence of
 // rounds, so a later round reads as consecutive, and losing the marker reads as damage.
 TEST_F(MetadataJournalTest, AStepLeavesAMarkerThatKeepsTheEpochConsecutive) {

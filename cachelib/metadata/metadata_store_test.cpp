@@ -237,7 +237,8 @@ TEST_F(MetadataStoreTest, OpenRefusesANewerFormatVersion) {
   Status s = OpenStatus(Core());
   EXPECT_EQ(s.code(), Status::Code::kNotSupported);
   EXPECT_EQ(s.message(),
-            "ssd0: tiercache format version 8 is not supported (this build reads versions 5 to 7)");
+            "ssd0: tiercache format version 8 is not supported (this build reads versions 5 to "
+            "7): it was made by a newer tiercache; run it with that version (or later)");
 }
 
 // Version 6 only added what version 5 never wrote (journal markers, a wrapped journal), and

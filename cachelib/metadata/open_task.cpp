@@ -85,7 +85,9 @@ void OpenTask::read_next_chunk() {
   if (next_page_ == l.page_count) {
     Status s = load_intent_pages();
     if (!s.ok()) return fail(std::move(s));
-    journal_ = std::make_unique<JournalReplay>(state_.sb, core_lines_, ssd_.name());
+    journal_ = std::make_unique<JournalReplay>(
+        state_.sb, core_lines_, ssd_.name(),
+        rolled_forward_ ? state_.sb.intent_round + 1 : state_.sb.journal_start_round);
     return read_journal_chunk();
   }
   uint64_t pages = std::min(pages_per_chunk_, l.page_count - next_page_);
@@ -185,6 +187,7 @@ Status OpenTask::load_intent_pages() {
     complete &= HasSlotOfRound(bytes, {page, 0, sb.uuid, l.records_in_page(page)}, sb.intent_round);
   }
   if (complete) sb.committed_round = sb.intent_round;
+  rolled_forward_ = complete;
   for (const auto& [page, bytes] : intent_pages_) {
     TC_RETURN_IF_ERROR(
         choose_and_load(page, bytes, {sb.committed_round, sb.intent_round, !complete}));

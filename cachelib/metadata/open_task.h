@@ -49,6 +49,7 @@ class OpenTask : public std::enable_shared_from_this<OpenTask> {
   // The pages of an uncommitted round, kept until every page is read: whether that round was
   // completely written decides how their slots load (docs/on-disk-format.md "Load rules").
   std::vector<std::pair<uint64_t, std::vector<std::byte>>> intent_pages_;
+  bool rolled_forward_ = false;  // the superblock's uncommitted round was taken as committed
   struct Mapped {
     uint64_t core_line;
     bool dirty;      // the record has dirty sectors

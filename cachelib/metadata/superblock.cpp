@@ -101,8 +101,14 @@ DecodedSuperblock DecodeFields(std::span<const std::byte> c) {
   s.policies.sequential.read_cutoff_bytes = GetU64(c, sb::kSeqReadCutoff);
   s.policies.sequential.write_cutoff_bytes = GetU64(c, sb::kSeqWriteCutoff);
   if (!DecodeRounds(c, &s)) return d;
-  // Reserved and unchecked before version 7, so not read there.
-  s.shard_stripe_lines = s.version >= 7 ? GetU32(c, sb::kShardStripeLines) : 0;
+  // Zero before version 7 (reserved, written as 0), and since then 0 (a converted version 5 or
+  // 6 cache) or what create stores: any other value, or a stripe in a copy labelled older, is a
+  // crafted or misread copy whose records would load into the wrong shards.
+  s.shard_stripe_lines = GetU32(c, sb::kShardStripeLines);
+  if (s.shard_stripe_lines != 0 &&
+      (s.version < 7 || s.shard_stripe_lines != ShardStripeLinesFor(line_size))) {
+    return d;
+  }
   d.state = SuperblockState::kValid;
   return d;
 }
@@ -195,7 +201,9 @@ Result<LoadedSuperblock> LoadSuperblock(std::span<const std::byte> area,
                          " is not supported (this build reads versions " +
                          std::to_string(kOldestReadableVersion) + " to " +
                          std::to_string(kVersion) + ")";
-      if (c.sb.version < kOldestReadableVersion) {
+      if (c.sb.version > kVersion) {
+        what += ": it was made by a newer tiercache; run it with that version (or later)";
+      } else {
         what += ": it was made by an older tiercache; write back its dirty data with that version "
                 "(tiercache flush), then recreate the cache with tiercache create --force "
                 "--discard-dirty";

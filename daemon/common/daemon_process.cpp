@@ -1,7 +1,9 @@
 #include "daemon/common/daemon_process.h"
 
 #include <pthread.h>
+#include <fcntl.h>
 #include <sys/epoll.h>
+#include <sys/file.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -55,17 +57,31 @@ Status DaemonProcess::StopOnSignal(EventLoop& loop, std::function<void()> stop) 
 }
 
 Status DaemonProcess::WritePidfile(const std::string& path) {
-  std::ofstream out(path, std::ios::trunc);
-  out << getpid() << "\n";
-  out.flush();
-  if (!out) return Status::IoError("cannot write pidfile " + path);
+  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return Status::IoError("cannot write pidfile " + path);
+  if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+    std::string holder;
+    std::getline(std::ifstream(path), holder);
+    close(fd);
+    return Status::Busy("pidfile " + path + " is held by running process " +
+                        (holder.empty() ? "?" : holder) +
+                        " (another daemon): give this one its own --pidfile");
+  }
+  const std::string pid = std::to_string(getpid()) + "\n";
+  if (ftruncate(fd, 0) < 0 || pwrite(fd, pid.data(), pid.size(), 0) != ssize_t(pid.size())) {
+    close(fd);
+    return Status::IoError("cannot write pidfile " + path);
+  }
   pidfile_ = path;
+  pidfile_fd_ = fd;
   return Status::Ok();
 }
 
 void DaemonProcess::RemovePidfile() {
   if (pidfile_.empty()) return;
-  unlink(pidfile_.c_str());
+  unlink(pidfile_.c_str());  // while the flock is held: no other daemon's file is removed
+  close(pidfile_fd_);
+  pidfile_fd_ = -1;
   pidfile_.clear();
 }
 

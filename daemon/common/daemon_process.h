@@ -33,7 +33,9 @@ class DaemonProcess {
   // `loop` must outlive this object; call from the loop's owner before running it.
   Status StopOnSignal(EventLoop& loop, std::function<void()> stop);
 
-  // Writes this process's pid and a newline to `path`; RemovePidfile() removes that file.
+  // Writes this process's pid and a newline to `path` and holds an exclusive flock on it until
+  // RemovePidfile() removes it: Busy, changing nothing, when another live process holds it (a
+  // second daemon given the same --pidfile must not take over, nor remove, a running one's).
   Status WritePidfile(const std::string& path);
   void RemovePidfile();
 
@@ -41,6 +43,7 @@ class DaemonProcess {
   sigset_t stop_signals_;  // SIGTERM, SIGINT
   int signal_fd_ = -1;
   std::string pidfile_;
+  int pidfile_fd_ = -1;  // holds the flock
 };
 
 }  // namespace tiercache

@@ -39,6 +39,34 @@ TEST(DaemonProcessTest, PidfileHoldsThePidUntilRemoved) {
   EXPECT_FALSE(std::filesystem::exists(path));
 }
 
+// A second daemon given a running one's --pidfile (QA, 2026-12-07: it overwrote the file, and
+// removed it at its stop) is refused and leaves the file as it was.
+TEST(DaemonProcessTest, APidfileHeldByAnotherProcessIsRefused) {
+  const std::string path = ::testing::TempDir() + "daemon_process_test_held.pid";
+  DaemonProcess first;
+  ASSERT_TRUE(first.WritePidfile(path).ok());
+  const pid_t child = fork();  // another process: flock is per open file, shared within one
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    DaemonProcess second;
+    Status s = second.WritePidfile(path);
+    _exit(s.ToString() == "Busy: pidfile " + path + " is held by running process " +
+                              std::to_string(getppid()) +
+                              " (another daemon): give this one its own --pidfile"
+              ? 0
+              : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  std::ifstream in(path);
+  pid_t written = 0;
+  in >> written;
+  EXPECT_EQ(written, getpid());
+  first.RemovePidfile();
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
 TEST(DaemonProcessTest, UnwritablePidfileIsAnError) {
   DaemonProcess process;
   Status s = process.WritePidfile("/nonexistent-dir/x.pid");

@@ -4,11 +4,13 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <filesystem>
 #include <future>
 #include <vector>
 
 #include "cachelib/device/file_device.h"
 #include "cachelib/device/instance_lock.h"
+#include "cachelib/device/loop_backing.h"
 #include "cachelib/device/models/model_profiles.h"
 #include "cachelib/metadata/format.h"
 #include "cachelib/metadata/line_record.h"
@@ -17,6 +19,15 @@
 #include "daemon/tiercached/unwritten_data.h"
 
 namespace tiercache {
+namespace {
+
+std::string Absolute(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::path abs = std::filesystem::absolute(path, ec);
+  return ec ? path : abs.lexically_normal().string();
+}
+
+}  // namespace
 
 struct CacheService::Devices {
   // main.cpp locks the cache; the core's lock keeps two daemons from sharing one core file
@@ -73,7 +84,8 @@ Result<std::unique_ptr<CacheService>> CacheService::Open(const DaemonConfig& con
   auto core_id = IdentifyCore(config.core_path);
   if (!core_id.ok()) return refuse_core(core_id.status());
   // Else its lock would fail below as if another tiercached served it.
-  if (IsSameDevice(config.cache_path, *core_id)) {
+  if (IsSameDevice(config.cache_path, *core_id) ||
+      SameStorage(config.cache_path, config.core_path)) {
     return Status::InvalidArgument("core " + config.core_path + " is the cache device " +
                                    config.cache_path + " itself");
   }
@@ -153,17 +165,32 @@ void CacheService::close(DoneCallback done) {
   // Also on SIGTERM: a detach still cleaning must then not switch the mode back.
   stopping_ = true;
   loop_.loop().post([this, done = std::move(done)]() mutable {
-    if (!detaching_) return cache_->close(std::move(done));
+    // A cache file deleted while served (QA, 2026-12-07: `rm ssd.img; tiercache stop` lost every
+    // dirty byte) goes with this close: its dirty data is written back first, as by a detach.
+    const bool deleted = devices_->ssd.file().unlinked();
+    if (deleted) {
+      LogError("cache_file_deleted", {{"cache", config_.cache_path},
+                                      {"dirty_lines", std::to_string(cache_->counters().lines_dirty)},
+                                      {"action", "writing dirty data back before closing"}});
+    }
+    if (!detaching_ && !deleted) return cache_->close(std::move(done));
     // The front-ends have stopped: no write is in flight, so this write-back leaves the core
     // complete. Its failure fails the detach, but the cache still closes (dirty data kept).
-    clean_counted(nullptr, [this, done = std::move(done)](Status s) mutable {
+    clean_counted(nullptr, [this, deleted, done = std::move(done)](Status s) mutable {
       if (s.ok() && cache_->counters().lines_dirty != 0) {
         s = Status::IoError(std::to_string(cache_->counters().lines_dirty) +
                             " lines are still dirty after the final write-back");
       }
       detach_final_clean_ = s;
       // The core may now be used alone: the next start must not serve a copy it changed.
-      cache_->close(std::move(done), /*forget_clean=*/true);
+      cache_->close(
+          [deleted, s, done = std::move(done)](Status closed) {
+            if (!deleted || (closed.ok() && s.ok())) return done(std::move(closed));
+            // Nothing keeps the dirty data any more: say what was lost.
+            done(Status::IoError("the cache file was deleted and writing its dirty data back "
+                                 "failed: " + (s.ok() ? closed : s).message()));
+          },
+          /*forget_clean=*/true);
     });
   });
 }
@@ -173,8 +200,9 @@ ControlStatus CacheService::status() const {
   s.state = stopping_ ? "stopping" : "running";
   s.pid = getpid();
   s.uptime_seconds = uint64_t((SteadyClock::instance().now() - started_).count() / 1'000'000'000);
-  s.cache_path = config_.cache_path;
-  s.core_path = config_.core_path;
+  // Absolute: the CLI compares the cache with its own --cache (two caches may share a file name).
+  s.cache_path = Absolute(config_.cache_path);
+  s.core_path = Absolute(config_.core_path);
   s.export_path = export_path_;
   s.export_io = export_io_;
   s.cache_size = devices_->ssd.top().size();

@@ -162,7 +162,9 @@ TEST_F(CacheServiceTest, AMissingCoreIsRefusedWithTheWriteBackDataItIsOwed) {
   EXPECT_EQ(refused.code(), Status::Code::kNotFound);
   EXPECT_EQ(refused.message(), "core " + core_.path() + " does not exist; " + ssd_.path() +
                                    " holds no write-back data for it: the core is complete on "
-                                   "its own");
+                                   "its own; if you write to it without the cache, run `tiercache "
+                                   "create --force` on the cache before using the two together "
+                                   "again");
 
   const std::vector<std::byte> data(12288, std::byte{0x5a});
   {

@@ -184,6 +184,14 @@ Status Tiercached::StartControl() {
   ControlServerOptions options;
   options.path = config_.control_path;
   loop_->run_sync([&] { control = ControlServer::Start(loop_->loop(), *service_, options); });
+  if (!control.ok() && control.status().code() == Status::Code::kBusy &&
+      config_.control_path == DefaultControlPath(config_.cache_path)) {
+    // The instance lock passed: not a daemon of this cache, likely one of another cache whose
+    // file has the same name.
+    return Status::Busy(control.status().message() + " (the default control socket of every "
+                        "cache named " + CacheName(config_.cache_path) + "; give this one its own "
+                        "with --control PATH and --socket PATH)");
+  }
   if (!control.ok()) return control.status();
   control_ = std::move(control).value();
   return Status::Ok();

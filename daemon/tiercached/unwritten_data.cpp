@@ -53,7 +53,10 @@ Status ExplainRefusedCore(const Status& why, const std::string& cache_path,
             unwritten.status().ToString() + "): `tiercache check --cache " + cache_path +
             "` tells; do not recreate the cache before the core is back";
   } else if (unwritten->lines == 0) {
-    what += cache_path + " holds no write-back data for it: the core is complete on its own";
+    // Its clean copies would go stale if the core is written alone (QA, 2026-12-07).
+    what += cache_path + " holds no write-back data for it: the core is complete on its own; "
+            "if you write to it without the cache, run `tiercache create --force` on the cache "
+            "before using the two together again";
   } else {
     what += cache_path + " holds " + FormatSize(unwritten->bytes) + " of write-back data (" +
             std::to_string(unwritten->lines) + (unwritten->lines == 1 ? " line" : " lines") +

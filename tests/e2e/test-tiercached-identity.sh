@@ -217,7 +217,24 @@ except OSError as e:
 else:
     raise AssertionError('$LOOP opened O_EXCL while tiercached serves it')
 " || fail "tiercached does not hold $LOOP exclusively"
+  # A loop device is the file behind it (QA, 2026-12-07: a daemon on a loop over a served cache
+  # file started, and a loop over the cache file was accepted as its core).
+  LOOP2="$(losetup -f --show blk-ssd.img)" || fail "losetup blk-ssd.img"
+  cleanup_fn "losetup -d $LOOP2 2>/dev/null || true"
+  expect_refused "a daemon on a loop device over a served cache file" \
+      "$LOOP2 (a loop device over $TEST_TMP/blk-ssd.img) is in use by another tiercached" \
+      "$TIERCACHED" --cache "$LOOP2" --core "$LOOP" --foreground --socket "$TEST_TMP/l.sock" \
+      --control "$TEST_TMP/l.ctl"
+  expect_refused "create --force on a loop device over a served cache file" \
+      "is in use by another tiercached" \
+      "$TIERCACHE_CLI" create --cache "$LOOP2" --core core.img --force --discard-dirty
   stop_tiercached
+  truncate -s 16M loopy-ssd.img
+  LOOP3="$(losetup -f --show loopy-ssd.img)" || fail "losetup loopy-ssd.img"
+  cleanup_fn "losetup -d $LOOP3 2>/dev/null || true"
+  expect_refused "create with a loop over the cache file as its core" \
+      "--cache $TEST_TMP/loopy-ssd.img and --core $LOOP3 are the same device" \
+      "$TIERCACHE_CLI" create --cache loopy-ssd.img --core "$LOOP3" --force
 else
   echo "note: no loop device (not root, or losetup failed): O_EXCL on block devices not tested"
 fi

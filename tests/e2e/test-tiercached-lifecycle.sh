@@ -5,7 +5,9 @@
 # SIGUSR1 and SIGUSR2; SIGTERM with writes in flight exits 0, keeps every acknowledged write and
 # marks the cache clean; the restart is warm (re-reads are exact hits); a wrong core is refused;
 # `tiercache create` refuses a cache without --force and a served cache even with --force;
-# kill -9 in wb keeps everything written before a FLUSH.
+# kill -9 in wb keeps everything written before a FLUSH; two caches whose files share a name
+# never reach each other's daemon; a cache file deleted while served has its dirty data written
+# back at the stop.
 set -euo pipefail
 source "$(dirname "$0")/../functions.sh"
 requires nbdsh --version
@@ -210,4 +212,38 @@ wait_gone "$pid"
 check="$("$TIERCACHE_CLI" check --cache ssd.img --json)"
 [ "$(jq -r .uuid <<<"$check")" != "$uuid" ] || fail "create --force kept the uuid"
 [ "$(jq -r .lines_used <<<"$check")" = 0 ] || fail "create --force left lines: $check"
+
+# --- two caches whose files share a name ------------------------------------------------------
+# They share the default sockets: the second daemon is refused naming the way out, and a verb
+# given the other cache never reaches the first (QA, 2026-12-07: `stop --cache` of an idle cache
+# stopped the daemon of another one, whose volume may be mounted).
+mkdir other
+make_cache other/ssd.img 16M other/hdd.img 32M
+start_tiercached ssd.img
+expect_refused "a second cache of the same name on the default sockets" \
+    "the default control socket of every cache named ssd.img; give this one its own with --control PATH and --socket PATH" \
+    "$TIERCACHED" --cache other/ssd.img --foreground
+rc=0
+"$TIERCACHE_CLI" stop --cache other/ssd.img >stop.out 2>&1 || rc=$?
+[ "$rc" = 3 ] || fail "stop --cache of an idle cache of the same name: exit $rc: $(cat stop.out)"
+grep -q "no tiercached serves other/ssd.img: the one at $TC_CONTROL serves $TEST_TMP/ssd.img" \
+    stop.out || fail "stop --cache of the other cache: $(cat stop.out)"
+[ "$(tc_cli status --json | jq -r .status.pid)" = "$TC_PID" ] || fail "the served cache stopped"
+"$TIERCACHE_CLI" status --cache ssd.img >/dev/null || fail "status --cache of the served cache"
+"$TIERCACHE_CLI" create --cache other/ssd.img --core other/hdd.img --force >/dev/null ||
+  fail "create --force on the idle cache of the same name (refused as in use?)"
+stop_tiercached
+
+# --- the cache file deleted while served -----------------------------------------------------
+# Its data goes when the daemon closes it: the stop writes the dirty data back first (QA,
+# 2026-12-07: `rm ssd.img; tiercache stop` lost every acknowledged write-back write).
+make_cache gone.img 16M gone-hdd.img 32M --mode wb
+start_tiercached gone.img --cleaning nop
+head -c $((2 << 20)) /dev/urandom >gone.bin
+nbdsh -u "$TC_URI" -c "h.pwrite(open('gone.bin', 'rb').read(), 1 << 20); h.flush()"
+[ "$(tc_stat lines_dirty)" -gt 0 ] || fail "wb with cleaning nop: no dirty lines"
+rm gone.img
+stop_tiercached
+cmp <(tail -c +$(((1 << 20) + 1)) gone-hdd.img | head -c $((2 << 20))) gone.bin ||
+  fail "the dirty data of a deleted cache file did not reach the HDD at the stop"
 echo "PASS: $0"
