@@ -9,7 +9,7 @@ set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION admin)
-# Shared-library dependencies (libaio1, liburing2, libxxhash0, libsystemd0, libstdc++6, ...) from
+# Shared-library dependencies (libaio1, liburing2, libxxhash0, libsystemd0, libblkid1, ...) from
 # dpkg-shlibdeps on the installed binaries; nbd-client for tiercache-nbd@.service.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "nbd-client")

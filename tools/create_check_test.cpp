@@ -438,6 +438,22 @@ TEST_F(CreateCheckVerbTest, CreateRefusesAFilesystemAnywhereAndACacheLargerThanI
                         "sector: nothing to cache\n");
 }
 
+// Data past the first 8 KiB that no blkid signature names (QA, 2026-12-07: an HDD of the SSD's
+// size given as --cache lost the data at 300 KiB): the first MiB is looked through.
+TEST_F(CreateCheckVerbTest, CreateRefusesDataWithinTheFirstMiB) {
+  {
+    std::fstream f(ssd_, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(300 << 10);
+    f.write("USERDATA", 8);
+  }
+  EXPECT_EQ(run(RunCreate, create_options()), kExitFailed);
+  EXPECT_EQ(err_.str(), "tiercache create: " + ssd_ + " holds other data (at byte 307200); use "
+                        "--force to overwrite it\n");
+  CliOptions force = create_options();
+  force.force = true;
+  ASSERT_EQ(run(RunCreate, force), kExitOk) << err_.str();
+}
+
 // Metadata blocks without a superblock (QA, 2026-12-07: a zeroed superblock area let a plain
 // create, and random bytes there `--force`, overwrite a cache's dirty records): only --force
 // --discard-dirty overwrites them.

@@ -62,10 +62,13 @@ Result<int> OpenFd(const std::string& path, const FileDeviceOptions& o) {
     int probe = open(path.c_str(), flags);
     if (probe >= 0) {
       struct stat st {};
-      const bool device_like = fstat(probe, &st) == 0 && (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode));
+      const bool device_like =
+          fstat(probe, &st) == 0 && (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode));
       close(probe);
       // A directory or a character device refuses O_DIRECT too: say what it is instead.
-      if (!device_like) return Status::InvalidArgument(path + ": not a regular file or a block device");
+      if (!device_like) {
+        return Status::InvalidArgument(path + ": not a regular file or a block device");
+      }
       return Status::InvalidArgument("open " + path +
                                      ": the filesystem refuses O_DIRECT (open returned EINVAL);"
                                      " use the page cache instead (tiercached --buffered)");

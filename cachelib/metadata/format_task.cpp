@@ -86,9 +86,19 @@ void FormatTask::check_existing() {
                                        " holds other data (no tiercache superblock); use --force "
                                        "to overwrite it"));
     }
-    if (format::HoldsMetadataBlocks(std::span(self->buf_).subspan(area.size()))) {
+    const std::span<const std::byte> after = std::span(self->buf_).subspan(area.size());
+    if (format::HoldsMetadataBlocks(after)) {
       return self->report(Status::Busy(self->ssd_.name() + " holds " + format::kOrphanMetadata +
                                        "; use --force --discard-dirty to overwrite it"));
+    }
+    // Data further in (QA, 2026-12-07: an HDD of the SSD's size given as --cache, its first 8 KiB
+    // zero, lost the data at 300 KiB).
+    const auto nonzero = std::find_if(after.begin(), after.end(),
+                                      [](std::byte b) { return b != std::byte{0}; });
+    if (nonzero != after.end()) {
+      const uint64_t at = area.size() + uint64_t(nonzero - after.begin());
+      return self->report(Status::Busy(self->ssd_.name() + " holds other data (at byte " +
+                                       std::to_string(at) + "); use --force to overwrite it"));
     }
     self->zero_metadata();
   });

@@ -114,7 +114,7 @@ Result<SlotChoice> ChooseSlot(std::span<const std::byte> page, const SlotHeader&
   assert(page.size() == kPageStride);
   const uint64_t p = expected.page_index;
   SlotChoice best;
-  bool found = false, have_zero = false;
+  bool found = false, have_zero = false, zero_b = false;
   for (uint32_t i = 0; i < kSlotsPerPage; ++i) {
     uint64_t round = 0;
     SlotState state = CheckSlot(page.subspan(i * kBlockSize, kBlockSize), expected, &round);
@@ -125,6 +125,7 @@ Result<SlotChoice> ChooseSlot(std::span<const std::byte> page, const SlotHeader&
     if (state == SlotState::kZero) {
       if (!found && !have_zero) best.slot = i;
       have_zero = true;
+      zero_b = i == 1;
       continue;
     }
     if (state == SlotState::kValid && round > rule.intent) {
@@ -150,6 +151,16 @@ Result<SlotChoice> ChooseSlot(std::span<const std::byte> page, const SlotHeader&
       best.sequence = round;
       found = true;
     }
+  }
+  // A never-written page's first write goes to slot B, the next to A (the slot not holding the
+  // committed copy), and no write makes a slot zero again: B zero beside a committed A was lost
+  // (zeroed, discarded), and B may have held the newer copy. (A zero beside B is a page written
+  // once, or an A lost the same way: that one cannot be told.)
+  if (found && zero_b && !rule.may_be_torn) {
+    return SlotCorruption(p, 1, "is all zero, but slot A holds round " +
+                                    std::to_string(best.sequence) + " and is written only after "
+                                    "B: B was lost (zeroed or discarded), and it may have held "
+                                    "the newer copy");
   }
   if (found) return best;
   if (!have_zero) {

@@ -189,6 +189,36 @@ TEST_F(MetadataStoreTest, DamagedCommittedSlotIsCorruptionNotARollback) {
             "committed metadata is damaged");
 }
 
+// Slot B is written first and never zeroed again: B zero beside a committed A is a lost slot,
+// maybe the newer one (QA, 2026-12-07: zeroing a page's newest slot served the older slot's
+// stale mappings). The reverse, A zero beside B, is a page written once and loads.
+TEST_F(MetadataStoreTest, AZeroedSlotBBesideSlotAIsCorruption) {
+  auto store = FormatAndOpen();
+  for (uint64_t round = 1; round <= 3; ++round) {
+    store->set_record(5, MakeRecord(round, 100 * round, 16, true));
+    ASSERT_TRUE(SyncPersist(loop_, *store).ok());  // B (1), A (2), B (3)
+  }
+  store->set_record(500, MakeRecord(9, 900, 16, true));  // page 1: once, in B
+  ASSERT_TRUE(SyncPersist(loop_, *store).ok());
+  ASSERT_TRUE(SyncCloseClean(loop_, *store).ok());
+  store.reset();
+  format::Layout l = testing::LayoutOnDevice(ssd_);
+  ASSERT_EQ(500 / l.records_per_page, 1u);  // line 500 is on page 1
+  std::vector<std::byte> before(format::kBlockSize), zero(format::kBlockSize);
+  ssd_.read_now(l.slot_offset(0, 1), before);
+  ASSERT_EQ(format::GetU64(before, format::slot::kSequence), 3u);
+  ssd_.write_now(l.slot_offset(0, 1), zero);
+  // Loading slot A would revive round 2's core line 200 for a line that now holds 300.
+  Status s = OpenStatus(Core());
+  EXPECT_EQ(s.code(), Status::Code::kCorruption);
+  EXPECT_EQ(s.message(),
+            "ssd0: metadata page 0 slot B is all zero, but slot A holds round 2 and is written "
+            "only after B: B was lost (zeroed or discarded), and it may have held the newer copy");
+  ssd_.write_now(l.slot_offset(0, 1), before);
+  auto reopened = Reopen();
+  ASSERT_NE(reopened, nullptr);
+}
+
 TEST_F(MetadataStoreTest, BothSlotsCorruptIsCorruption) {
   auto store = FormatAndOpen();
   store->set_record(0, MakeRecord(1, 1, 16, true));

@@ -34,20 +34,4 @@ bool HeapTrimmer::check_now() {
   return true;
 }
 
-void HeapTrimmer::start() { arm(); }
-
-void HeapTrimmer::arm() {
-  armed_ = true;
-  timer_ = loop_.schedule_after(options_.interval, [this] {
-    armed_ = false;
-    check_now();
-    arm();
-  });
-}
-
-void HeapTrimmer::stop() {
-  if (armed_) loop_.cancel(timer_);
-  armed_ = false;
-}
-
 }  // namespace tiercache

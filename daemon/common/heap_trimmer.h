@@ -6,6 +6,7 @@
 #include <cstddef>
 
 #include "cachelib/common/event_loop.h"
+#include "daemon/common/periodic_timer.h"
 
 namespace tiercache {
 
@@ -19,12 +20,12 @@ class HeapTrimmer {
     Nanos interval = std::chrono::seconds(10);
     size_t keep_free = size_t{256} << 20;
   };
-  HeapTrimmer(EventLoop& loop, Options options) : loop_(loop), options_(options) {}
-  ~HeapTrimmer() { stop(); }
+  HeapTrimmer(EventLoop& loop, Options options)
+      : options_(options), timer_(loop, options.interval, [this] { check_now(); }) {}
 
-  void start();
+  void start() { timer_.start(); }
   // Cancels the next check. REQUIRES: called on the loop's thread, or once the loop has stopped.
-  void stop();
+  void stop() { timer_.stop(); }
 
   // One check as the timer runs it; returns whether it trimmed.
   bool check_now();
@@ -34,13 +35,9 @@ class HeapTrimmer {
   static size_t ResidentBytes();
 
  private:
-  void arm();
-
-  EventLoop& loop_;
   const Options options_;
   size_t resident_after_trim_ = 0;
-  bool armed_ = false;
-  EventLoop::TimerId timer_{};
+  PeriodicTimer timer_;
 };
 
 }  // namespace tiercache

@@ -15,6 +15,7 @@
 #include "cachelib/metadata/format.h"
 #include "cachelib/metadata/line_record.h"
 #include "cachelib/metadata/superblock.h"
+#include "daemon/common/periodic_timer.h"
 #include "daemon/tiercached/device_stack.h"
 #include "daemon/tiercached/unwritten_data.h"
 
@@ -143,7 +144,32 @@ Result<std::unique_ptr<CacheService>> CacheService::Open(const DaemonConfig& con
     return cache.status();
   }
   service->cache_ = std::move(cache).value();
+  main_loop.run_sync([&] {
+    CacheService* s = service.get();
+    s->deleted_watch_ = std::make_unique<PeriodicTimer>(main_loop.loop(), kDeletedCacheCheck,
+                                                        [s] { s->check_cache_file(); });
+    s->deleted_watch_->start();
+  });
   return service;
+}
+
+bool CacheService::check_cache_file() {
+  if (cache_file_deleted_ || stopping_ || !devices_->ssd.file().unlinked()) return false;
+  cache_file_deleted_ = true;
+  // Write-back data would live only in a file that goes with the close, or with a crash: drain
+  // it to the core now, and keep no more (write-back becomes write-through).
+  const CacheMode mode = cache_->mode();
+  const CacheMode next = mode == CacheMode::kWriteBack ? CacheMode::kWriteThrough : mode;
+  LogError("cache_file_deleted",
+           {{"cache", config_.cache_path},
+            {"dirty_lines", std::to_string(cache_->counters().lines_dirty)},
+            {"action", "switching to " + std::string(ModeName(next)) +
+                           " and writing dirty data back"}});
+  set_mode(next, /*drain=*/true, [this](Status s) {
+    if (!s.ok()) LogError("cache_file_deleted", {{"cache", config_.cache_path},
+                                                 {"error", s.ToString()}});
+  });
+  return true;
 }
 
 CacheService::CacheService(const DaemonConfig& config, LoopThread& loop,
@@ -156,6 +182,7 @@ CacheService::CacheService(const DaemonConfig& config, LoopThread& loop,
 CacheService::~CacheService() {
   // The Cache and devices must go away on the loop they registered with.
   loop_.run_sync([this] {
+    deleted_watch_.reset();
     cache_.reset();
     devices_.reset();
   });
@@ -165,12 +192,14 @@ void CacheService::close(DoneCallback done) {
   // Also on SIGTERM: a detach still cleaning must then not switch the mode back.
   stopping_ = true;
   loop_.loop().post([this, done = std::move(done)]() mutable {
+    deleted_watch_.reset();
     // A cache file deleted while served (QA, 2026-12-07: `rm ssd.img; tiercache stop` lost every
     // dirty byte) goes with this close: its dirty data is written back first, as by a detach.
     const bool deleted = devices_->ssd.file().unlinked();
     if (deleted) {
+      const std::string dirty = std::to_string(cache_->counters().lines_dirty);
       LogError("cache_file_deleted", {{"cache", config_.cache_path},
-                                      {"dirty_lines", std::to_string(cache_->counters().lines_dirty)},
+                                      {"dirty_lines", dirty},
                                       {"action", "writing dirty data back before closing"}});
     }
     if (!detaching_ && !deleted) return cache_->close(std::move(done));

@@ -16,6 +16,8 @@
 
 namespace tiercache {
 
+class PeriodicTimer;
+
 class CacheService final : public ControlTarget {
  public:
   // Blocks until the cache is open (or failed). `main_loop` runs the cleaner and control calls.
@@ -62,6 +64,11 @@ class CacheService final : public ControlTarget {
   void abort_detach(Status why, DetachCallback done);
   // Adds the dirty bytes now present to the detach's count and cleans them.
   void clean_counted(ProgressCallback progress, DoneCallback done);
+  // Every kDeletedCacheCheck on the main loop: the first time the cache file is found deleted
+  // (its data goes with the close), logs cache_file_deleted and drains the dirty data to the
+  // core, write-back becoming write-through. Returns whether it acted.
+  bool check_cache_file();
+  static constexpr Nanos kDeletedCacheCheck = std::chrono::seconds(5);
 
   const DaemonConfig config_;
   LoopThread& loop_;
@@ -77,6 +84,8 @@ class CacheService final : public ControlTarget {
   CacheMode detach_previous_mode_ = CacheMode::kWriteThrough;
   std::atomic<uint64_t> detach_bytes_{0};  // dirty bytes found (and written back) by the detach
   Status detach_final_clean_;              // the write-back close() ran, during a detach
+  std::unique_ptr<PeriodicTimer> deleted_watch_;  // on the main loop; runs check_cache_file()
+  bool cache_file_deleted_ = false;               // main loop only
 };
 
 // The superblock of the cache at `cache_path` (core path, policies, ...), as recorded.

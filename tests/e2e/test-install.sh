@@ -83,7 +83,7 @@ $packaged
 expected:
 $expected_files"
 depends="$(dpkg-deb -f "$deb" Depends)"
-for lib in libaio1 liburing2 libxxhash0 libsystemd0 libstdc++6; do
+for lib in libaio1 liburing2 libxxhash0 libsystemd0 libblkid1 libstdc++6; do
   grep -q "\b$lib\b" <<<"$depends" || fail "$deb does not depend on $lib: $depends"
 done
 unit="$(dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/lib/systemd/system/tiercached@.service)" ||

@@ -7,7 +7,7 @@
 # `tiercache create` refuses a cache without --force and a served cache even with --force;
 # kill -9 in wb keeps everything written before a FLUSH; two caches whose files share a name
 # never reach each other's daemon; a cache file deleted while served has its dirty data written
-# back at the stop.
+# back within seconds, and at the stop.
 set -euo pipefail
 source "$(dirname "$0")/../functions.sh"
 requires nbdsh --version
@@ -220,8 +220,9 @@ check="$("$TIERCACHE_CLI" check --cache ssd.img --json)"
 mkdir other
 make_cache other/ssd.img 16M other/hdd.img 32M
 start_tiercached ssd.img
-expect_refused "a second cache of the same name on the default sockets" \
-    "the default control socket of every cache named ssd.img; give this one its own with --control PATH and --socket PATH" \
+way_out="the default control socket of every cache named ssd.img; give this one its own"
+way_out+=" with --control PATH and --socket PATH"
+expect_refused "a second cache of the same name on the default sockets" "$way_out" \
     "$TIERCACHED" --cache other/ssd.img --foreground
 rc=0
 "$TIERCACHE_CLI" stop --cache other/ssd.img >stop.out 2>&1 || rc=$?
@@ -246,4 +247,25 @@ rm gone.img
 stop_tiercached
 cmp <(tail -c +$(((1 << 20) + 1)) gone-hdd.img | head -c $((2 << 20))) gone.bin ||
   fail "the dirty data of a deleted cache file did not reach the HDD at the stop"
+# And without a stop: within seconds the daemon sees the file gone, switches to wt and writes the
+# dirty data back, so a kill -9 afterwards loses nothing.
+make_cache gone.img 16M gone-hdd.img 32M --mode wb
+start_tiercached gone.img --cleaning nop
+nbdsh -u "$TC_URI" -c "h.pwrite(open('gone.bin', 'rb').read(), 4 << 20); h.flush()"
+[ "$(tc_stat lines_dirty)" -gt 0 ] || fail "wb with cleaning nop: no dirty lines (second cache)"
+rm gone.img
+drained() {
+  [ "$(tc_cli status --json | jq -r '.status.mode, .status.lines_dirty' | xargs)" = "wt 0" ]
+}
+for ((i = 0; i < 600; i++)); do
+  drained && break
+  sleep 0.1
+done
+[ "$(tc_cli status --json | jq -r .status.mode)" = wt ] || fail "a deleted cache file stays in wb"
+[ "$(tc_stat lines_dirty)" = 0 ] || fail "a deleted cache file keeps dirty data"
+kill -KILL "$TC_PID"
+wait_exit_status "$TC_PID" || true
+TC_PID=""
+cmp <(tail -c +$(((4 << 20) + 1)) gone-hdd.img | head -c $((2 << 20))) gone.bin ||
+  fail "the dirty data of a deleted cache file did not reach the HDD before the kill"
 echo "PASS: $0"
