@@ -27,6 +27,14 @@ Result<std::string> ResolveControlPath(const CliOptions& options) {
                                  "): choose one with --control PATH or --cache SSD");
 }
 
+std::string ServedCache(ControlClient& client) {
+  ControlJson request = ControlJson::object();
+  request["cmd"] = "status";
+  Result<ControlJson> reply = client.call(request);
+  if (!reply.ok() || !reply->value("ok", false)) return "";
+  return JsonString(reply->value("status", ControlJson::object()), "cache", "");
+}
+
 Status CheckServedCache(const std::string& cache, const std::string& served,
                         const std::string& control) {
   struct stat a {}, b {};

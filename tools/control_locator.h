@@ -8,6 +8,7 @@
 
 #include "cachelib/common/status.h"
 #include "tools/cli_options.h"
+#include "tools/control_client.h"
 
 namespace tiercache {
 
@@ -15,6 +16,10 @@ namespace tiercache {
 // *.ctl socket in the run directory. NotFound when there is none (the daemon is not running),
 // InvalidArgument naming them when there are several.
 Result<std::string> ResolveControlPath(const CliOptions& options);
+
+// The cache the daemon behind `client` serves, as its status names it; empty when it does not
+// answer one.
+std::string ServedCache(ControlClient& client);
 
 // OK when `served`, the cache a daemon found at the default socket `control` of `cache` reports,
 // is the file or device `cache` names (same inode, else the same absolute path); NotFound

@@ -25,10 +25,8 @@ Session::Session(const CliOptions& options, CommandIo& io, const char* verb)
 }
 
 void Session::check_serves(const std::string& cache, const std::string& control) {
-  Result<ControlJson> reply = client_->call(Request("status"));
-  if (!reply.ok() || !reply->value("ok", false)) return;  // the verb itself reports the failure
-  const std::string served = JsonString(reply->value("status", ControlJson::object()), "cache", "");
-  if (served.empty()) return;
+  const std::string served = ServedCache(*client_);
+  if (served.empty()) return;  // no answer: the verb itself reports the failure
   Status serves = CheckServedCache(cache, served, control);
   if (serves.ok()) return;
   exit_ = ReportFailure(io_, verb_, "NoDaemon", serves.message(), kExitNoDaemon);

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 #include "cachelib/device/memory_device.h"
 #include "cachelib/metadata/format.h"
@@ -162,6 +163,20 @@ class CreateCheckVerbTest : public ::testing::Test {
   }
   void TearDown() override {
     unsetenv("TIERCACHE_RUN_DIR");
+  }
+  // create refuses with exactly `message`, and creates the cache with --force.
+  void ExpectRefusedUnlessForced(const std::string& message) {
+    EXPECT_EQ(run(RunCreate, create_options()), kExitFailed);
+    EXPECT_EQ(err_.str(), "tiercache create: " + message + "\n");
+    CliOptions force = create_options();
+    force.force = true;
+    ASSERT_EQ(run(RunCreate, force), kExitOk) << err_.str();
+  }
+  // Overwrites `bytes` at `offset` of the file at `path`.
+  static void WriteAt(const std::string& path, uint64_t offset, std::string_view bytes) {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(std::streamoff(offset));
+    f.write(bytes.data(), std::streamsize(bytes.size()));
   }
   static std::string Touch(const std::string& path) {
     int fd = ::open(path.c_str(), O_CREAT | O_WRONLY, 0644);
@@ -411,18 +426,9 @@ TEST_F(CreateCheckVerbTest, CheckWarnsWhenADaemonServesTheCache) {
 // zero): a signature anywhere blkid looks, here an ISO 9660 volume descriptor at 32 KiB, and a
 // cache larger than its core. --force overwrites both.
 TEST_F(CreateCheckVerbTest, CreateRefusesAFilesystemAnywhereAndACacheLargerThanItsCore) {
-  const char iso[] = "\x01" "CD001" "\x01";
-  {
-    std::fstream f(ssd_, std::ios::in | std::ios::out | std::ios::binary);
-    f.seekp(32768);
-    f.write(iso, sizeof iso - 1);
-  }
-  EXPECT_EQ(run(RunCreate, create_options()), kExitFailed);
-  EXPECT_EQ(err_.str(), "tiercache create: " + ssd_ + " holds an iso9660 filesystem (found by "
-                        "blkid); use --force to overwrite it\n");
-  CliOptions force = create_options();
-  force.force = true;
-  ASSERT_EQ(run(RunCreate, force), kExitOk) << err_.str();
+  WriteAt(ssd_, 32768, "\x01" "CD001" "\x01");
+  ASSERT_NO_FATAL_FAILURE(ExpectRefusedUnlessForced(
+      ssd_ + " holds an iso9660 filesystem (found by blkid); use --force to overwrite it"));
 
   CliOptions swapped = create_options();
   swapped.cache = core_;
@@ -433,6 +439,8 @@ TEST_F(CreateCheckVerbTest, CreateRefusesAFilesystemAnywhereAndACacheLargerThanI
                         "of the core's data; use --force to create it anyway\n");
 
   std::filesystem::resize_file(core_, 1000);
+  CliOptions force = create_options();
+  force.force = true;
   EXPECT_EQ(run(RunCreate, force), kExitFailed);
   EXPECT_EQ(err_.str(), "tiercache create: core " + core_ + " is 1000 bytes, less than one 4 KiB "
                         "sector: nothing to cache\n");
@@ -441,17 +449,9 @@ TEST_F(CreateCheckVerbTest, CreateRefusesAFilesystemAnywhereAndACacheLargerThanI
 // Data past the first 8 KiB that no blkid signature names (QA, 2026-12-07: an HDD of the SSD's
 // size given as --cache lost the data at 300 KiB): the first MiB is looked through.
 TEST_F(CreateCheckVerbTest, CreateRefusesDataWithinTheFirstMiB) {
-  {
-    std::fstream f(ssd_, std::ios::in | std::ios::out | std::ios::binary);
-    f.seekp(300 << 10);
-    f.write("USERDATA", 8);
-  }
-  EXPECT_EQ(run(RunCreate, create_options()), kExitFailed);
-  EXPECT_EQ(err_.str(), "tiercache create: " + ssd_ + " holds other data (at byte 307200); use "
-                        "--force to overwrite it\n");
-  CliOptions force = create_options();
-  force.force = true;
-  ASSERT_EQ(run(RunCreate, force), kExitOk) << err_.str();
+  WriteAt(ssd_, 300 << 10, "USERDATA");
+  ExpectRefusedUnlessForced(ssd_ + " holds other data (at byte 307200); use --force to "
+                            "overwrite it");
 }
 
 // Metadata blocks without a superblock (QA, 2026-12-07: a zeroed superblock area let a plain
@@ -459,14 +459,8 @@ TEST_F(CreateCheckVerbTest, CreateRefusesDataWithinTheFirstMiB) {
 // --discard-dirty overwrites them.
 TEST_F(CreateCheckVerbTest, CreateRefusesMetadataWhoseSuperblockIsGone) {
   ASSERT_EQ(run(RunCreate, create_options()), kExitOk) << err_.str();
-  {
-    std::fstream f(ssd_, std::ios::in | std::ios::out | std::ios::binary);
-    f.seekp(format::kSuperblockAreaSize + 5 * format::kBlockSize);
-    f.write("TCMETAPG", 8);
-    f.seekp(0);
-    const std::string zeros(format::kSuperblockAreaSize, '\0');
-    f.write(zeros.data(), zeros.size());
-  }
+  WriteAt(ssd_, format::kSuperblockAreaSize + 5 * format::kBlockSize, "TCMETAPG");
+  WriteAt(ssd_, 0, std::string(format::kSuperblockAreaSize, '\0'));
   const std::string orphan = ssd_ + " holds tiercache metadata blocks but no tiercache "
                              "superblock (damaged or wiped): it may hold dirty data no tool can "
                              "read any more";

@@ -26,9 +26,7 @@ Status CheckNotServed(const std::string& cache, const std::string& control) {
     // The default socket may be another cache's whose file has the same name. No answer (in
     // time) counts as in use.
     (*client)->set_reply_timeout(std::chrono::seconds(2));
-    Result<ControlJson> reply = (*client)->call(ControlJson{{"cmd", "status"}});
-    const std::string served =
-        reply.ok() ? JsonString(reply->value("status", ControlJson::object()), "cache", "") : "";
+    const std::string served = ServedCache(**client);
     if (!served.empty() && !CheckServedCache(cache, served, ctl).ok()) return Status::Ok();
   }
   return Status::Busy(cache + " is in use by a running tiercached (control socket " + ctl +

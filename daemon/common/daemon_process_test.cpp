@@ -27,14 +27,19 @@ void Drain(int sig) {
   sigtimedwait(&one, nullptr, &zero);
 }
 
+// The pid a pidfile holds (0 if none).
+pid_t PidIn(const std::string& path) {
+  std::ifstream in(path);
+  pid_t pid = 0;
+  in >> pid;
+  return pid;
+}
+
 TEST(DaemonProcessTest, PidfileHoldsThePidUntilRemoved) {
   const std::string path = ::testing::TempDir() + "daemon_process_test.pid";
   DaemonProcess process;
   ASSERT_TRUE(process.WritePidfile(path).ok());
-  std::ifstream in(path);
-  pid_t written = 0;
-  in >> written;
-  EXPECT_EQ(written, getpid());
+  EXPECT_EQ(PidIn(path), getpid());
   process.RemovePidfile();
   EXPECT_FALSE(std::filesystem::exists(path));
 }
@@ -59,10 +64,7 @@ TEST(DaemonProcessTest, APidfileHeldByAnotherProcessIsRefused) {
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
-  std::ifstream in(path);
-  pid_t written = 0;
-  in >> written;
-  EXPECT_EQ(written, getpid());
+  EXPECT_EQ(PidIn(path), getpid());
   first.RemovePidfile();
   EXPECT_FALSE(std::filesystem::exists(path));
 }

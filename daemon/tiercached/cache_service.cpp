@@ -195,8 +195,8 @@ void CacheService::close(DoneCallback done) {
     deleted_watch_.reset();
     // A cache file deleted while served (QA, 2026-12-07: `rm ssd.img; tiercache stop` lost every
     // dirty byte) goes with this close: its dirty data is written back first, as by a detach.
-    const bool deleted = devices_->ssd.file().unlinked();
-    if (deleted) {
+    const bool deleted = cache_file_deleted_ || devices_->ssd.file().unlinked();
+    if (deleted && !cache_file_deleted_) {  // not seen by the watch yet: say so once
       const std::string dirty = std::to_string(cache_->counters().lines_dirty);
       LogError("cache_file_deleted", {{"cache", config_.cache_path},
                                       {"dirty_lines", dirty},
