@@ -1,3 +1,4 @@
+#include "daemon/control/control_paths.h"
 #include "tools/attach_command.h"
 
 #include <algorithm>

@@ -40,8 +40,7 @@ Status CheckServedCache(const std::string& cache, const std::string& served,
   struct stat a {}, b {};
   const bool same = stat(cache.c_str(), &a) == 0 && stat(served.c_str(), &b) == 0
                         ? a.st_dev == b.st_dev && a.st_ino == b.st_ino
-                        : std::filesystem::absolute(cache).lexically_normal() ==
-                              std::filesystem::absolute(served).lexically_normal();
+                        : AbsolutePath(cache) == AbsolutePath(served);
   if (same) return Status::Ok();
   return Status::NotFound("no tiercached serves " + cache + ": the one at " + control +
                           " serves " + served + " (caches whose files share a name share the "

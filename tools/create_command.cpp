@@ -1,3 +1,4 @@
+#include "daemon/control/control_paths.h"
 #include "tools/create_command.h"
 
 #include "cachelib/common/size_parser.h"

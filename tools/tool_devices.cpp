@@ -2,7 +2,6 @@
 
 
 #include <cstdlib>
-#include <filesystem>
 
 #include "cachelib/device/loop_backing.h"
 #include "cachelib/metadata/format.h"
@@ -11,12 +10,6 @@
 #include "tools/control_locator.h"
 
 namespace tiercache {
-
-std::string AbsolutePath(const std::string& path) {
-  std::error_code ec;
-  std::filesystem::path abs = std::filesystem::absolute(path, ec);
-  return ec ? path : abs.lexically_normal().string();
-}
 
 Status CheckNotServed(const std::string& cache, const std::string& control) {
   std::string ctl = control.empty() ? DefaultControlPath(cache) : control;

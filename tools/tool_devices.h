@@ -14,9 +14,6 @@
 
 namespace tiercache {
 
-// Absolute and normalized, symlinks kept (/dev/disk/by-id/... names stay stable).
-std::string AbsolutePath(const std::string& path);
-
 // Busy when a daemon answers on the control socket `control` (empty: the default one of `cache`).
 Status CheckNotServed(const std::string& cache, const std::string& control);
 

@@ -27,7 +27,9 @@ std::string LoopBackingFile(const std::string& path) {
                    std::to_string(minor(st.st_rdev)) + "/loop/backing_file");
   std::string file;
   std::getline(in, file);
-  return file;
+  // A deleted backing file reads "PATH (deleted)": nothing else can open it by path.
+  struct stat backing {};
+  return !file.empty() && stat(file.c_str(), &backing) == 0 ? file : "";
 }
 
 bool SameStorage(const std::string& a, const std::string& b) {

@@ -8,7 +8,8 @@
 namespace tiercache {
 
 // The file a loop block device at `path` reads and writes (/sys/dev/block/MAJ:MIN/loop/
-// backing_file); empty when `path` is not a loop device or has no backing file.
+// backing_file); empty when `path` is not a loop device or has no backing file (none, or one
+// deleted since).
 std::string LoopBackingFile(const std::string& path);
 
 // Whether `a` and `b` name the same file or device, a loop device counting as its backing file.

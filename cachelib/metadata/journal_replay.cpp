@@ -60,9 +60,8 @@ uint64_t JournalReplay::epoch_start() const {
     size_t first = end;
     while (first > 0 && blocks_[first - 1].header.round == blocks_[end - 1].header.round) --first;
     const JournalHeader& h = blocks_[first].header;
-    const bool whole = end - first == h.blocks_in_round;
-    if (h.round + 1 != run && end != blocks_.size()) break;
-    if (!whole && end != blocks_.size()) break;
+    const bool newest = end == blocks_.size();  // may be partial
+    if (!newest && (h.round + 1 != run || end - first != h.blocks_in_round)) break;
     run = h.round;
     end = first;
   }

@@ -55,4 +55,10 @@ Status EnsureRunDirectory() {
   }
 }
 
+std::string AbsolutePath(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::path abs = std::filesystem::absolute(path, ec);
+  return ec ? path : abs.lexically_normal().string();
+}
+
 }  // namespace tiercache

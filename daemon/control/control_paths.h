@@ -28,5 +28,8 @@ std::string DefaultExportPath(std::string_view cache_path);
 std::vector<std::string> ListControlSockets();
 // Creates the run directory (mode 0700, like the NBD listener) if it does not exist yet.
 Status EnsureRunDirectory();
+// Absolute and normalized, symlinks kept (/dev/disk/by-id/... names stay stable): how the CLI
+// records device paths and how the daemon reports them in status.
+std::string AbsolutePath(const std::string& path);
 
 }  // namespace tiercache

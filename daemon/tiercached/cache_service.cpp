@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <filesystem>
 #include <future>
 #include <vector>
 
@@ -16,19 +15,11 @@
 #include "cachelib/metadata/line_record.h"
 #include "cachelib/metadata/superblock.h"
 #include "daemon/common/periodic_timer.h"
+#include "daemon/control/control_paths.h"
 #include "daemon/tiercached/device_stack.h"
 #include "daemon/tiercached/unwritten_data.h"
 
 namespace tiercache {
-namespace {
-
-std::string Absolute(const std::string& path) {
-  std::error_code ec;
-  std::filesystem::path abs = std::filesystem::absolute(path, ec);
-  return ec ? path : abs.lexically_normal().string();
-}
-
-}  // namespace
 
 struct CacheService::Devices {
   // main.cpp locks the cache; the core's lock keeps two daemons from sharing one core file
@@ -230,8 +221,8 @@ ControlStatus CacheService::status() const {
   s.pid = getpid();
   s.uptime_seconds = uint64_t((SteadyClock::instance().now() - started_).count() / 1'000'000'000);
   // Absolute: the CLI compares the cache with its own --cache (two caches may share a file name).
-  s.cache_path = Absolute(config_.cache_path);
-  s.core_path = Absolute(config_.core_path);
+  s.cache_path = AbsolutePath(config_.cache_path);
+  s.core_path = AbsolutePath(config_.core_path);
   s.export_path = export_path_;
   s.export_io = export_io_;
   s.cache_size = devices_->ssd.top().size();
