@@ -136,10 +136,11 @@ TEST(CliOptionsTest, PolicyFlagErrorsAreUsageErrorsQuotingThePolicies) {
        "tiercache create: --admission: unknown admission policy 'nhitt' (always, nhit, adaptive)\n"},
       {{"--replacement", "arc"},
        "tiercache create: --replacement: unknown replacement policy 'arc' (lru, clock, s3fifo, "
-       "sieve)\n"},
+       "sieve, epoch-lru)\n"},
       {{"--replacement", "a-name-longer-than-sixteen-bytes"},
        "tiercache create: --replacement: unknown replacement policy "
-       "'a-name-longer-than-sixteen-bytes' (lru, clock, s3fifo, sieve)\n"},
+       "'a-name-longer-than-sixteen-bytes' (lru, clock, s3fifo, sieve, "
+       "epoch-lru)\n"},
       {{"--seq-cutoff", "1000"},
        "tiercache create: --seq-cutoff: read_cutoff_bytes must be a multiple of 4096 and >= "
        "4096\n"},
@@ -187,7 +188,7 @@ TEST(CliOptionsTest, PolicyRejectsUnknownNames) {
   EXPECT_EQ(replacement.result.exit_code, kExitUsage);
   EXPECT_EQ(replacement.err.str(),
             "tiercache policy: --replacement: unknown replacement policy 'arc' (lru, clock, "
-            "s3fifo, sieve)\n");
+            "s3fifo, sieve, epoch-lru)\n");
   Parse admission({"policy", "--admission", "nhitt"});
   EXPECT_EQ(admission.result.exit_code, kExitUsage);
   EXPECT_EQ(admission.err.str(),
@@ -403,7 +404,8 @@ TEST(CliOptionsTest, HelpExitsZero) {
   EXPECT_EQ(verb_help.result.exit_code, kExitOk);
   EXPECT_NE(verb_help.out.str().find("--line-size"), std::string::npos);
   for (const char* flag : {"--admission", "--replacement", "--seq-cutoff", "--seq-read-cutoff",
-                           "--seq-write-cutoff", "lru, clock, s3fifo, sieve; default clock"}) {
+                           "--seq-write-cutoff",
+                           "lru, clock, s3fifo, sieve, epoch-lru; default clock"}) {
     EXPECT_NE(verb_help.out.str().find(flag), std::string::npos) << flag;
   }
 }

@@ -363,7 +363,7 @@ TEST_F(CreateCheckVerbTest, CreateRefusesAnUnknownPolicyWithTheEnginesMessage) {
   o.policies.replacement = "arc";
   EXPECT_EQ(run(RunCreate, o), kExitFailed);
   EXPECT_EQ(err_.str(), "tiercache create: unknown replacement policy 'arc' (lru, clock, s3fifo, "
-                        "sieve)\n");
+                        "sieve, epoch-lru)\n");
   EXPECT_EQ(run(RunCheck, check_options()), kExitFailed);  // nothing was written
 }
 

@@ -38,8 +38,8 @@ void AddOptions(CLI::App& app, RawSimArgs* raw, SimCommandLine* cmd) {
                  "Admission policies, comma-separated (default: the engine's default)")
       ->delimiter(',');
   app.add_option("--replacement", raw->replacements,
-                 "Replacement policies, comma-separated: lru,clock,s3fifo,sieve (default: the "
-                 "engine's default)")
+                 "Replacement policies, comma-separated: lru,clock,s3fifo,sieve,epoch-lru "
+                 "(default: the engine's default)")
       ->delimiter(',');
   app.add_option("--mode", raw->mode, "Cache mode (default wt)")
       ->check(CLI::IsMember({"wt", "wb", "wa", "pt"}));

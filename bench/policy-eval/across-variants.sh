@@ -6,7 +6,7 @@
 # --cache-blocks says otherwise) and judged by evaluate.py;
 # across.py then prints, per family and size, in how many sets the default failed.
 # Usage: bench/policy-eval/across-variants.sh [--build DIR] [--out DIR] [--shards N]
-#            [--cache-blocks C] [--set KNOB=VALUE]... VARIANT...
+#            [--cache-blocks C] [--replacement NAME] [--set KNOB=VALUE]... VARIANT...
 #   e.g. bench/policy-eval/across-variants.sh 0 3 7 11 12 13 14 15 16 17 18
 # VARIANT `held` is the set of held_out.py's shapes (OUT/held), which families.py does not draw.
 # --shards N runs the engine with N shards instead of its default (1: fully associative, each
@@ -14,24 +14,28 @@
 # the traces for a cache of C 4 KiB blocks (default 8192) and judges them at C/2 and C.
 # --set KNOB=VALUE (repeatable) runs adaptive with that knob changed (`tiercache sim --set`,
 # docs/policy-admission.md) and judges adaptive/clock as if it were the default: a variant of
-# the policy measured with the shipped build.
+# the policy measured with the shipped build. --replacement NAME runs both admissions with that
+# replacement policy instead of clock, and judges adaptive/NAME as the default.
 # The textbook policies' results are kept in OUT/referee-cache.json (by trace content and the
 # referee's source), so a rerun after an engine change replays only the engine.
 set -eu
 here="$(cd "$(dirname "$0")" && pwd)"
-build="$here/../../build" out=/tmp/across-variants shards=() blocks=8192 knobs=() judge=()
+build="$here/../../build" out=/tmp/across-variants shards=() blocks=8192 knobs=() repl=clock
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --shards) shards=(--shards "$2"); shift 2 ;;
     --cache-blocks) blocks="$2"; shift 2 ;;
-    --set) knobs+=(--set "$2"); judge=(--default adaptive/clock); shift 2 ;;
+    --replacement) repl="$2"; shift 2 ;;
+    --set) knobs+=(--set "$2"); shift 2 ;;
     *) break ;;
   esac
 done
+judge=()
+[ ${#knobs[@]} = 0 ] && [ "$repl" = clock ] || judge=(--default "adaptive/$repl")
 usage="usage: $0 [--build DIR] [--out DIR] [--shards N] [--cache-blocks C]"
-usage+=" [--set KNOB=VALUE]... VARIANT..."
+usage+=" [--replacement NAME] [--set KNOB=VALUE]... VARIANT..."
 [ $# -gt 0 ] || { echo "$usage" >&2; exit 2; }
 case "$blocks" in '' | *[!0-9]*) blocks=x ;; esac
 [ "$blocks" != x ] && [ "$blocks" -ge 16 ] && [ $((blocks % 2)) = 0 ] ||
@@ -53,7 +57,7 @@ for v in "$@"; do
   traces=()
   for f in "$dir"/*.csv; do traces+=(--trace "$(basename "$f" .csv)=msr:$f"); done
   "$cli" sim "${traces[@]}" --cache-size "$((blocks * 2))K,$((blocks * 4))K" \
-      --admission always,adaptive --replacement clock "${shards[@]}" "${knobs[@]}" \
+      --admission always,adaptive --replacement "$repl" "${shards[@]}" "${knobs[@]}" \
       --json "$dir/sim.json" -q >/dev/null
   # Exit 1 is a failing verdict, which is what is being counted.
   /usr/bin/python3 "$here/evaluate.py" --compare "$dir/sim.json" "${judge[@]}" \

@@ -24,7 +24,8 @@ class AcrossVariantsTest(unittest.TestCase):
     def test_no_variant_prints_the_usage(self):
         r = run("--cache-blocks", "16")
         self.assertEqual(r.returncode, 2)
-        self.assertIn("[--cache-blocks C] [--set KNOB=VALUE]... VARIANT...", r.stderr)
+        self.assertIn("[--cache-blocks C] [--replacement NAME] [--set KNOB=VALUE]... VARIANT...",
+                      r.stderr)
 
     def engine_args(self, tmp, *options):
         """The arguments the script gives a fake engine (which fails the run) for variant 0."""
@@ -47,6 +48,14 @@ class AcrossVariantsTest(unittest.TestCase):
                                     "--set", "young_bar=0")
             self.assertEqual(args[args.index("--set") + 1], "margin=0.1")
             self.assertEqual(args[args.index("--set", args.index("--set") + 1) + 1], "young_bar=0")
+
+    def test_the_replacement_reaches_the_engine(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            args = self.engine_args(tmp, "--cache-blocks", "16")
+            self.assertEqual(args[args.index("--replacement") + 1], "clock")
+        with tempfile.TemporaryDirectory() as tmp:
+            args = self.engine_args(tmp, "--cache-blocks", "16", "--replacement", "epoch-lru")
+            self.assertEqual(args[args.index("--replacement") + 1], "epoch-lru")
 
     def test_the_engine_is_run_at_half_and_all_of_the_cache_blocks(self):
         with tempfile.TemporaryDirectory() as tmp:

@@ -215,7 +215,8 @@ TEST_F(PolicySwitchTest, RefusedOrFailedChangesLeaveTheOldPolicies) {
 
   Status s = Switch(Policies("always", "nope"));
   EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
-  EXPECT_EQ(s.message(), "unknown replacement policy 'nope' (lru, clock, s3fifo, sieve)");
+  EXPECT_EQ(s.message(),
+            "unknown replacement policy 'nope' (lru, clock, s3fifo, sieve, epoch-lru)");
   EXPECT_EQ(h->cache->policies(), old);
 
   ssd->fail_range(0, format::kSuperblockAreaSize, ErrorDevice::kWrite);

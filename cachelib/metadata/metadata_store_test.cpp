@@ -77,7 +77,7 @@ TEST_F(MetadataStoreTest, FormatRecordsThePoliciesAndRefusesBadOnes) {
   o.force = true;
   o.policies.replacement = "mru";
   EXPECT_EQ(SyncFormat(loop_, ssd_, Core(), o).message(),
-            "unknown replacement policy 'mru' (lru, clock, s3fifo, sieve)");
+            "unknown replacement policy 'mru' (lru, clock, s3fifo, sieve, epoch-lru)");
 }
 
 TEST_F(MetadataStoreTest, FormatThenOpenReportsTheLayout) {

@@ -102,7 +102,8 @@ TEST_F(ConfigFileTest, BadValuesAsTheFlagWouldReportThem) {
                 At(3, "handshake-timeout: 0.0001 is not in 0.001..3600"),
                 At(4, "seq-cutoff: invalid size '4Q': unknown suffix 'Q' (use K, M, G or T; "
                       "powers of 1024)"),
-                At(5, "replacement: unknown replacement policy 'nope' (lru, clock, s3fifo, sieve)"),
+                At(5, "replacement: unknown replacement policy 'nope' (lru, clock, s3fifo, sieve, "
+                      "epoch-lru)"),
                 At(6, "depth: 0 is not in 1..4096"),
             }));
 }

@@ -128,7 +128,8 @@ TEST(DaemonConfigTest, FlagsAloneAsBefore) {
   EXPECT_EQ(ErrorOf({"--cache", "x", "--poll-us", "2000000"}),
             "--poll-us: 2000000 is not in 0..1000000");
   EXPECT_EQ(ErrorOf({"--cache", "x", "--replacement", "nope"}),
-            "--replacement: unknown replacement policy 'nope' (lru, clock, s3fifo, sieve)");
+            "--replacement: unknown replacement policy 'nope' (lru, clock, s3fifo, sieve, "
+            "epoch-lru)");
   EXPECT_EQ(ErrorOf({"--cache", "x", "--colour"}),
             "The following argument was not expected: --colour");
 }

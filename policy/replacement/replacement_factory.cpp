@@ -1,6 +1,7 @@
 #include "policy/replacement/replacement_factory.h"
 
 #include "policy/replacement/clock_policy.h"
+#include "policy/replacement/epoch_lru_policy.h"
 #include "policy/replacement/lru_policy.h"
 #include "policy/replacement/s3fifo_policy.h"
 #include "policy/replacement/sieve_policy.h"
@@ -31,6 +32,7 @@ constexpr PolicyEntry kPolicies[] = {
     {"clock", MakeUntuned<ClockPolicy>},
     {"s3fifo", MakeS3Fifo},
     {"sieve", MakeUntuned<SievePolicy>},
+    {"epoch-lru", MakeUntuned<EpochLruPolicy>},
 };
 
 }  // namespace

@@ -18,7 +18,8 @@ namespace tiercache {
 Result<std::unique_ptr<ReplacementPolicy>> MakeReplacementPolicy(const ReplacementOptions& options,
                                                                  uint32_t capacity_slots);
 
-// The accepted names, in the order the error message lists them: lru, clock, s3fifo, sieve.
+// The accepted names, in the order the error message lists them: lru, clock, s3fifo, sieve,
+// epoch-lru.
 std::vector<std::string_view> ReplacementPolicyNames();
 
 }  // namespace tiercache

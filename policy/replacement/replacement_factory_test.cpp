@@ -10,7 +10,7 @@ namespace {
 
 TEST(ReplacementFactoryTest, BuildsEveryNamedPolicy) {
   EXPECT_EQ(ReplacementPolicyNames(),
-            (std::vector<std::string_view>{"lru", "clock", "s3fifo", "sieve"}));
+            (std::vector<std::string_view>{"lru", "clock", "s3fifo", "sieve", "epoch-lru"}));
   for (std::string_view name : ReplacementPolicyNames()) {
     ReplacementOptions options;
     options.name = std::string(name);
@@ -31,6 +31,7 @@ TEST(ReplacementFactoryTest, MemoryPerSlot) {
       {"lru", 0.1, 8 * kSlots},
       {"clock", 0.1, 2 * 1563 * 8},  // two bitmaps of 1563 words
       {"sieve", 0.1, 8 * kSlots + 1563 * 8},
+      {"epoch-lru", 0.1, kSlots / 2},  // a 4-bit stamp per slot
       // State bytes + ring of (small + small/8 + 1) slots + ghost of 8 bits per main slot.
       {"s3fifo", 0.1, kSlots + 11251 * 4 + 90000},   // 2.35 bytes per slot
       {"s3fifo", 0.25, kSlots + 28126 * 4 + 75008},  // 2.875; ghost: 4687.5 words -> 4688
@@ -52,7 +53,7 @@ TEST(ReplacementFactoryTest, RejectsBadOptions) {
   ASSERT_FALSE(policy.ok());
   EXPECT_EQ(policy.status().code(), Status::Code::kInvalidArgument);
   EXPECT_EQ(policy.status().message(),
-            "unknown replacement policy 'arc' (lru, clock, s3fifo, sieve)");
+            "unknown replacement policy 'arc' (lru, clock, s3fifo, sieve, epoch-lru)");
 
   for (double share : {0.0, -0.1, 0.51, 1.0, std::nan("")}) {
     options = ReplacementOptions();

@@ -25,7 +25,7 @@ refused "The following argument was not expected: --bogus" --bogus
 refused "--idle: Value -1 not in range" --idle -1
 refused "--fio-runtime: Value 0 not in range" --fio-runtime 0
 refused "--seq-cutoff 3K: must be a multiple of 4 KiB (0: bypass off)" --seq-cutoff 3K
-refused "unknown replacement policy 'arc' (lru, clock, s3fifo, sieve)" --replacement arc
+refused "unknown replacement policy 'arc' (lru, clock, s3fifo, sieve, epoch-lru)" --replacement arc
 refused "unknown admission policy 'lfu'" --admission lfu
 refused "--test-size 1: must be at least 1 MiB" --test-size 1
 refused "--cache-size 1: too small, a cache needs at least 147456 bytes" --cache-size 1

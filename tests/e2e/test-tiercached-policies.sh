@@ -37,8 +37,9 @@ for offset in [$(IFS=,; echo "$*")]:
 # --- unknown names are usage errors -----------------------------------------------------
 truncate -s 64M ssd.img
 truncate -s 256M hdd.img
+names="lru, clock, s3fifo, sieve, epoch-lru"
 expect_usage_error 2 \
-    "tiercache create: --replacement: unknown replacement policy 'nope' (lru, clock, s3fifo, sieve)" \
+    "tiercache create: --replacement: unknown replacement policy 'nope' ($names)" \
     "$TIERCACHE_CLI" create --cache ssd.img --core hdd.img --replacement nope
 expect_usage_error 2 "tiercache create: --admission: unknown admission policy 'nope' (always, nhit, adaptive)" \
     "$TIERCACHE_CLI" create --cache ssd.img --core hdd.img --admission nope
@@ -46,7 +47,7 @@ expect_usage_error 2 "tiercache create: --admission: unknown admission policy 'n
 make_cache ssd.img 64M hdd.img 256M --admission always --replacement lru --seq-cutoff 1M
 requires test -x "$TIERCACHED"
 expect_usage_error 2 \
-    "tiercached: --replacement: unknown replacement policy 'nope' (lru, clock, s3fifo, sieve)
+    "tiercached: --replacement: unknown replacement policy 'nope' ($names)
 Run tiercached --help for usage." \
     "$TIERCACHED" --cache ssd.img --foreground --replacement nope
 expect_usage_error 2 \

@@ -40,7 +40,8 @@ regions write
 rc=0
 out="$(tc_cli policy --replacement nope 2>&1 >/dev/null)" || rc=$?
 [ "$rc" = 2 ] || fail "policy --replacement nope: exit $rc"
-[ "$out" = "tiercache policy: --replacement: unknown replacement policy 'nope' (lru, clock, s3fifo, sieve)" ] ||
+names="lru, clock, s3fifo, sieve, epoch-lru"
+[ "$out" = "tiercache policy: --replacement: unknown replacement policy 'nope' ($names)" ] ||
     fail "policy --replacement nope said: $out"
 
 # --- replacement lru -> clock, live --------------------------------------------------------
