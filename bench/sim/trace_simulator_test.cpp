@@ -122,7 +122,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(Case(4 << 20, "always", "s3fifo", CacheMode::kWriteThrough, 16, true),
                       Case(2 << 20, "always", "lru", CacheMode::kWriteBack, 1, false),
                       Case(1 << 20, "always", "clock", CacheMode::kWriteAround, 4, true),
-                      Case(3 << 20, "always", "sieve", CacheMode::kWriteThrough, 2, false)));
+                      Case(3 << 20, "always", "sieve", CacheMode::kWriteThrough, 2, false),
+                      Case(2 << 20, "adaptive", "epoch-lru", CacheMode::kWriteBack, 4, true)));
 
 // A 16-line, fully associative LRU cache (one shard, every miss admitted, no sequential bypass)
 // reading single blocks. LRU order is listed oldest first after each step.

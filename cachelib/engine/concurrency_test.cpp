@@ -113,7 +113,7 @@ TEST(ConcurrencyTest, TwoLoopsShareOneCacheByteExact) {
   const CacheMode kCycle[] = {CacheMode::kWriteThrough, CacheMode::kWriteBack,
                              CacheMode::kWriteAround, CacheMode::kPassThrough};
   const char* const kAdmissions[] = {"always", "adaptive", "nhit"};
-  const char* const kReplacements[] = {"clock", "s3fifo", "sieve", "lru"};
+  const char* const kReplacements[] = {"clock", "s3fifo", "sieve", "lru", "epoch-lru"};
   for (int i = 0; fa.wait_for(std::chrono::milliseconds(20)) != std::future_status::ready ||
                   fb.wait_for(std::chrono::milliseconds(0)) != std::future_status::ready;
        ++i) {
@@ -122,7 +122,7 @@ TEST(ConcurrencyTest, TwoLoopsShareOneCacheByteExact) {
     ASSERT_TRUE(s.ok()) << s.ToString();
     PolicyOptions p;
     p.admission = kAdmissions[i % 3];
-    p.replacement = kReplacements[i % 4];
+    p.replacement = kReplacements[i % 5];
     p.sequential.enabled = i % 2 == 0;
     s = (*bg)->call<Status>([&](auto cb) { cache->set_policies(p, cb); });
     ASSERT_TRUE(s.ok()) << s.ToString();
