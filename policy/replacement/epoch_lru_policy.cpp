@@ -25,9 +25,9 @@ void EpochLruPolicy::restamp(Slot slot, uint32_t ring) {
 }
 
 void EpochLruPolicy::skip_empty() {
-  while (oldest_ < epoch_ && held_[oldest_ring_] == 0) {
-    ++oldest_;
+  while (span_ > 0 && held_[oldest_ring_] == 0) {
     oldest_ring_ = Next(oldest_ring_);
+    --span_;
   }
 }
 
@@ -42,15 +42,14 @@ void EpochLruPolicy::on_insert(Slot slot, uint64_t) {
   if (++inserted_ >= per_epoch_) {
     inserted_ = 0;
     skip_empty();
-    if (epoch_ + 1 - oldest_ < kRing) {
-      ++epoch_;
+    if (span_ + 1 < kRing) {
       newest_ring_ = Next(newest_ring_);
+      ++span_;
     }
   }
   // One epoch older than the newest, unless that one is no longer held.
-  const bool newcomer_held = epoch_ >= oldest_ + kNewcomerAge;
   const uint32_t ring =
-      newcomer_held ? (newest_ring_ + kRing - kNewcomerAge) % kRing : oldest_ring_;
+      span_ >= kNewcomerAge ? (newest_ring_ + kRing - kNewcomerAge) % kRing : oldest_ring_;
   set_stamp(slot, ring + 1);
   ++held_[ring];
   ++count_;
@@ -75,14 +74,15 @@ std::optional<ReplacementPolicy::Slot> EpochLruPolicy::pick_victim(
   // is tried at most twice: `passed` counts slots the hand went by since it last restamped one,
   // and a full turn of them means every block left is in the newest epoch and was refused.
   uint32_t tries = 0, passed = 0;
+  skip_empty();
   while (count_ > 0 && tries < max_scan && passed < capacity_) {
-    skip_empty();
     const Slot s = hand_;
     if (stamp(s) == oldest_ring_ + 1) {
       ++tries;
       if (can_evict(s)) return s;
-      if (oldest_ < epoch_) {
+      if (span_ > 0) {
         restamp(s, newest_ring_);
+        skip_empty();
         passed = 0;
         advance();
         continue;

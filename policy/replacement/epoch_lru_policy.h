@@ -39,7 +39,8 @@ class EpochLruPolicy final : public ReplacementPolicy {
   Slot hand() const { return hand_; }
   // Epochs between `slot`'s stamp and the newest epoch (0: stamped now); nullopt when free.
   std::optional<uint32_t> age(Slot slot) const;
-  uint64_t epoch() const { return epoch_; }
+  // Epochs from the oldest one a block holds to the newest, both counted (1-15).
+  uint32_t epochs_held() const { return span_ + 1; }
 
  private:
   static constexpr uint32_t kRing = 15;  // stamps 1-15 hold epoch % 15 + 1; 0 = free
@@ -50,7 +51,7 @@ class EpochLruPolicy final : public ReplacementPolicy {
   // Stamps `slot` (occupied) with the epoch at `ring`, counting it there.
   void restamp(Slot slot, uint32_t ring);
   void vacate(Slot slot);
-  // Moves oldest_ past epochs that no block holds any more.
+  // Moves the oldest epoch past epochs that no block holds any more.
   void skip_empty();
   void advance() { hand_ = hand_ + 1 == capacity_ ? 0 : hand_ + 1; }
 
@@ -58,9 +59,9 @@ class EpochLruPolicy final : public ReplacementPolicy {
   uint32_t per_epoch_;      // insertions per epoch
   uint32_t inserted_ = 0;   // insertions in the current epoch
   uint32_t count_ = 0;      // occupied slots
-  uint64_t epoch_ = 0;      // the newest epoch
-  uint64_t oldest_ = 0;     // no block is stamped older
-  uint32_t newest_ring_ = 0, oldest_ring_ = 0;  // epoch_ and oldest_ modulo kRing
+  // The newest epoch and the oldest one a block may hold, modulo kRing, and how many epochs
+  // lie between them.
+  uint32_t newest_ring_ = 0, oldest_ring_ = 0, span_ = 0;
   Slot hand_ = 0;
   std::array<uint32_t, kRing> held_{};  // blocks per epoch, by epoch modulo kRing
   std::vector<uint8_t> stamps_;         // two slots per byte

@@ -28,7 +28,7 @@ std::vector<uint32_t> EvictAndRefill(EpochLruPolicy& p, int n) {
 TEST(EpochLruPolicyTest, EvictsTheOldestEpochFirstInSlotOrder) {
   EpochLruPolicy p(20);
   for (uint32_t s = 0; s < 20; ++s) p.on_insert(s, 100 + s);
-  EXPECT_EQ(p.epoch(), 10u);
+  EXPECT_EQ(p.epochs_held(), 11u);  // 0-10
   EXPECT_EQ(p.age(0), 10u);
   EXPECT_EQ(p.age(2), 10u);
   EXPECT_EQ(p.age(3), 9u);
@@ -37,8 +37,9 @@ TEST(EpochLruPolicyTest, EvictsTheOldestEpochFirstInSlotOrder) {
   EXPECT_EQ(p.age(0), 0u);
   // 1 and 2 (epoch 0), 3 and 4 (epoch 1), 5 and 6 (epoch 2); 0 was used since.
   EXPECT_EQ(EvictAndRefill(p, 6), (std::vector<uint32_t>{1, 2, 3, 4, 5, 6}));
-  // Six insertions made three epochs; a block used now is younger than one inserted now.
-  EXPECT_EQ(p.epoch(), 13u);
+  // Six insertions made three epochs (3-13 held); a block used now is younger than one inserted
+  // now.
+  EXPECT_EQ(p.epochs_held(), 11u);
   EXPECT_EQ(p.age(0), 3u);
   EXPECT_EQ(p.age(6), 1u);
   p.on_hit(6);
@@ -81,7 +82,7 @@ TEST(EpochLruPolicyTest, TheEpochWaitsWhileFifteenAreHeld) {
     p.on_remove(3);
     p.on_insert(3, 200 + i);
   }
-  EXPECT_EQ(p.epoch(), 14u);
+  EXPECT_EQ(p.epochs_held(), 15u);
   EXPECT_EQ(p.age(0), 14u);
   EXPECT_EQ(p.age(3), 1u);
   std::vector<uint32_t> evicted;
