@@ -4,7 +4,8 @@
 // Instructions per request (less noisy than time): TC_BENCH_ITERATIONS=20000 valgrind
 //   --tool=callgrind --collect-atstart=no --toggle-collect='*ServeHits*' hit_path_benchmark
 //   --benchmark_filter=ReadHitWt, then the total Ir / 20000 (ReadHit1MiBWt: 1 MiB reads on 4 KiB
-//   lines, TC_BENCH_ITERATIONS=1000).
+//   lines, TC_BENCH_ITERATIONS=1000). TC_BENCH_REPLACEMENT=NAME runs another replacement policy
+//   than the default.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -33,6 +34,9 @@ std::unique_ptr<testing::CacheHarness> WarmCache(CacheMode mode, uint64_t line_s
   // Every block cached by the warm-up: no admission test, no sequential-stream bypass.
   o.policies.admission = "always";
   o.policies.sequential = SequentialOptions{.enabled = false};
+  if (const char* replacement = std::getenv("TC_BENCH_REPLACEMENT")) {
+    o.policies.replacement = replacement;
+  }
   // No trust rounds: run_until_idle() jumps virtual time to the next round after every request,
   // so each write would pay for a round (a core flush and a metadata persist, about 360k
   // instructions) and the persist the next write to a trusted line waits for. At real rates one
