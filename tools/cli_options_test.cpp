@@ -405,7 +405,7 @@ TEST(CliOptionsTest, HelpExitsZero) {
   EXPECT_NE(verb_help.out.str().find("--line-size"), std::string::npos);
   for (const char* flag : {"--admission", "--replacement", "--seq-cutoff", "--seq-read-cutoff",
                            "--seq-write-cutoff",
-                           "lru, clock, s3fifo, sieve, epoch-lru; default clock"}) {
+                           "lru, clock, s3fifo, sieve, epoch-lru; default epoch-lru"}) {
     EXPECT_NE(verb_help.out.str().find(flag), std::string::npos) << flag;
   }
 }

@@ -219,7 +219,7 @@ TEST_F(CreateCheckVerbTest, CreateThenCheck) {
   EXPECT_EQ(out.substr(0, out.find("uuid:")),
             "created a tiercache on " + ssd_ + " (4 MiB) for " + core_ + " (64 MiB)\n");
   EXPECT_NE(out.find("mode:       wt\n"
-                     "policies:   admission adaptive, replacement clock, sequential cutoff 4 MiB\n"
+                     "policies:   admission adaptive, replacement epoch-lru, sequential cutoff 4 MiB\n"
                      "lines:      62 of 64 KiB (3.9 MiB of cache)\n"
                      "start with: tiercached --cache " + ssd_ + " --core " + core_ + "\n"),
             std::string::npos)
@@ -230,7 +230,7 @@ TEST_F(CreateCheckVerbTest, CreateThenCheck) {
   EXPECT_NE(out.find("core:       " + core_ + " (64 MiB, as recorded; not opened)\n"),
             std::string::npos) << out;
   EXPECT_NE(out.find("mode:       wt\n"
-                     "policies:   admission adaptive, replacement clock, sequential cutoff 4 MiB\n"
+                     "policies:   admission adaptive, replacement epoch-lru, sequential cutoff 4 MiB\n"
                      "layout:     62 lines of 64 KiB (shard stripes of 1 line), 1 metadata pages, "
                      "a record journal of 64 KiB, "
                      "data at 128 KiB\n"
@@ -245,7 +245,7 @@ TEST_F(CreateCheckVerbTest, CreateThenCheck) {
   EXPECT_NE(out_.str().find("\"mode\":\"wt\",\"line_size\":65536,\"line_count\":62,"
                             "\"shard_stripe_lines\":1,\"clean_shutdown\":true,\"lines_used\":0,"
                             "\"lines_dirty\":0,\"dirty_sectors\":0,\"problems\":[],\"policies\":{"
-                            "\"admission\":\"adaptive\",\"replacement\":\"clock\","
+                            "\"admission\":\"adaptive\",\"replacement\":\"epoch-lru\","
                             "\"sequential\":{\"enabled\":true,\"read_cutoff_bytes\":4194304,"
                             "\"write_cutoff_bytes\":4194304,\"streams\":64}}}\n"),
             std::string::npos) << out_.str();
@@ -349,7 +349,7 @@ TEST_F(CreateCheckVerbTest, CreateRecordsThePoliciesAndCheckShowsThem) {
   off.policies.sequential.read_cutoff_bytes = 0;
   off.policies.sequential.write_cutoff_bytes = 0;
   ASSERT_EQ(run(RunCreate, off), kExitOk) << err_.str();
-  EXPECT_NE(out_.str().find("policies:   admission adaptive, replacement clock, sequential cutoff "
+  EXPECT_NE(out_.str().find("policies:   admission adaptive, replacement epoch-lru, sequential cutoff "
                             "off\n"),
             std::string::npos) << out_.str();
   ASSERT_EQ(run(RunCheck, check_options(), /*json=*/true), kExitOk) << err_.str();

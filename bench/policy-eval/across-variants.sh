@@ -2,7 +2,7 @@
 # The default policies judged on several sets of trace families at once (docs/policies.md,
 # "Across more parameter draws"): for each VARIANT (0: families.py's defaults, N > 0: parameters
 # drawn with seed N), the traces are generated into OUT/vN (kept when already there), run through
-# `tiercache sim` (always and adaptive, with clock, at C/2 and C: 16 and 32 MiB unless
+# `tiercache sim` (always and adaptive, with epoch-lru, at C/2 and C: 16 and 32 MiB unless
 # --cache-blocks says otherwise) and judged by evaluate.py;
 # across.py then prints, per family and size, in how many sets the default failed.
 # Usage: bench/policy-eval/across-variants.sh [--build DIR] [--out DIR] [--shards N]
@@ -13,14 +13,14 @@
 # shard as large as the shards of a cache of a few hundred MiB and more). --cache-blocks C builds
 # the traces for a cache of C 4 KiB blocks (default 8192) and judges them at C/2 and C.
 # --set KNOB=VALUE (repeatable) runs adaptive with that knob changed (`tiercache sim --set`,
-# docs/policy-admission.md) and judges adaptive/clock as if it were the default: a variant of
-# the policy measured with the shipped build. --replacement NAME runs both admissions with that
-# replacement policy instead of clock, and judges adaptive/NAME as the default.
+# docs/policy-admission.md) and judges adaptive/epoch-lru as if it were the default: a variant
+# of the policy measured with the shipped build. --replacement NAME runs both admissions with
+# that replacement policy instead of epoch-lru, and judges adaptive/NAME as the default.
 # The textbook policies' results are kept in OUT/referee-cache.json (by trace content and the
 # referee's source), so a rerun after an engine change replays only the engine.
 set -eu
 here="$(cd "$(dirname "$0")" && pwd)"
-build="$here/../../build" out=/tmp/across-variants shards=() blocks=8192 knobs=() repl=clock
+build="$here/../../build" out=/tmp/across-variants shards=() blocks=8192 knobs=() repl=epoch-lru
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build="$2"; shift 2 ;;
@@ -33,7 +33,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 judge=()
-[ ${#knobs[@]} = 0 ] && [ "$repl" = clock ] || judge=(--default "adaptive/$repl")
+[ ${#knobs[@]} = 0 ] && [ "$repl" = epoch-lru ] || judge=(--default "adaptive/$repl")
 usage="usage: $0 [--build DIR] [--out DIR] [--shards N] [--cache-blocks C]"
 usage+=" [--replacement NAME] [--set KNOB=VALUE]... VARIANT..."
 [ $# -gt 0 ] || { echo "$usage" >&2; exit 2; }

@@ -52,10 +52,10 @@ class AcrossVariantsTest(unittest.TestCase):
     def test_the_replacement_reaches_the_engine(self):
         with tempfile.TemporaryDirectory() as tmp:
             args = self.engine_args(tmp, "--cache-blocks", "16")
-            self.assertEqual(args[args.index("--replacement") + 1], "clock")
-        with tempfile.TemporaryDirectory() as tmp:
-            args = self.engine_args(tmp, "--cache-blocks", "16", "--replacement", "epoch-lru")
             self.assertEqual(args[args.index("--replacement") + 1], "epoch-lru")
+        with tempfile.TemporaryDirectory() as tmp:
+            args = self.engine_args(tmp, "--cache-blocks", "16", "--replacement", "clock")
+            self.assertEqual(args[args.index("--replacement") + 1], "clock")
 
     def test_the_engine_is_run_at_half_and_all_of_the_cache_blocks(self):
         with tempfile.TemporaryDirectory() as tmp:

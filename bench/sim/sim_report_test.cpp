@@ -33,8 +33,8 @@ SimResult Result1(uint64_t cache_bytes, const char* replacement, uint64_t misses
 
 std::vector<SimTraceResult> Sample() {
   SimTraceResult t{{"loop", "msr", "/tmp/loop.csv"}, {}};
-  t.results = {Result1(64 << 10, "lru", 6), Result1(64 << 10, "clock", 3),
-               Result1(128 << 10, "lru", 4), Result1(128 << 10, "clock", 2)};
+  t.results = {Result1(64 << 10, "lru", 6), Result1(64 << 10, "epoch-lru", 3),
+               Result1(128 << 10, "lru", 4), Result1(128 << 10, "epoch-lru", 2)};
   return {t};
 }
 
@@ -45,7 +45,7 @@ TEST(SimReportTest, JsonHasExactlyTheJudgesShape) {
      "hdd_bytes_read": 20480, "requests": 5,
      "policy_counters": {"admission": {"admitted": 6, "refused": 0},
                          "replacement": {"evictions": 2}, "sequential": {}}},
-    {"cache_bytes": 65536, "admission": "adaptive", "replacement": "clock", "default": true,
+    {"cache_bytes": 65536, "admission": "adaptive", "replacement": "epoch-lru", "default": true,
      "block_accesses": 8, "block_misses": 3, "miss_ratio": 0.375, "ssd_bytes_written": 12288,
      "hdd_bytes_read": 8192, "requests": 5,
      "policy_counters": {"admission": {"admitted": 3, "refused": 0},
@@ -55,7 +55,7 @@ TEST(SimReportTest, JsonHasExactlyTheJudgesShape) {
      "hdd_bytes_read": 12288, "requests": 5,
      "policy_counters": {"admission": {"admitted": 4, "refused": 0},
                          "replacement": {"evictions": 2}, "sequential": {}}},
-    {"cache_bytes": 131072, "admission": "adaptive", "replacement": "clock", "default": true,
+    {"cache_bytes": 131072, "admission": "adaptive", "replacement": "epoch-lru", "default": true,
      "block_accesses": 8, "block_misses": 2, "miss_ratio": 0.25, "ssd_bytes_written": 8192,
      "hdd_bytes_read": 4096, "requests": 5,
      "policy_counters": {"admission": {"admitted": 2, "refused": 0},
@@ -73,11 +73,11 @@ TEST(SimReportTest, TextTable) {
       "  evictions\n"
       "    64 KiB  adaptive/lru                 0.7500             6     24.0 KiB     20.0 KiB"
       "          2\n"
-      "    64 KiB  adaptive/clock *             0.3750             3     12.0 KiB      8.0 KiB"
+      "    64 KiB  adaptive/epoch-lru *         0.3750             3     12.0 KiB      8.0 KiB"
       "          2\n"
       "   128 KiB  adaptive/lru                 0.5000             4     16.0 KiB     12.0 KiB"
       "          2\n"
-      "   128 KiB  adaptive/clock *             0.2500             2      8.0 KiB      4.0 KiB"
+      "   128 KiB  adaptive/epoch-lru *         0.2500             2      8.0 KiB      4.0 KiB"
       "          2\n"
       "(* = the engine's default policies)\n"
       "policy counters:\n"
@@ -99,7 +99,7 @@ TEST(SimReportTest, HtmlDrawsOneCurvePerCombination) {
   // adaptive/lru: 64 KiB at the left (x = 56 + 24) with miss ratio 0.75 (y = 14 + 272 * 0.25),
   // 128 KiB at the right (x = 760 - 210 - 24) with 0.5 (y = 14 + 272 * 0.5).
   EXPECT_NE(html.find("points='80.0,82.0 526.0,150.0 '"), std::string::npos);
-  EXPECT_NE(html.find("adaptive/clock (default)"), std::string::npos);
+  EXPECT_NE(html.find("adaptive/epoch-lru (default)"), std::string::npos);
   EXPECT_EQ(html.find("<script"), std::string::npos);  // self-contained, static
 }
 

@@ -189,7 +189,7 @@ TEST_F(ControlServerTest, StatusReportsSequentialBypassOff) {
   LineClient client(path_);
   std::string reply = client.call(R"({"cmd":"status"})");
   EXPECT_EQ(reply.substr(reply.find(R"("policies")")),
-            R"("policies":{"admission":"adaptive","replacement":"clock",)"
+            R"("policies":{"admission":"adaptive","replacement":"epoch-lru",)"
             R"("sequential":{"enabled":false,"read_cutoff_bytes":4194304,)"
             R"("write_cutoff_bytes":4194304,"streams":64},"index_bytes":0},)"
             R"("cleaning":{"policy":"","dirty_bytes":0,"oldest_dirty_age_ms":0,"flush_eta_ms":-1,)"

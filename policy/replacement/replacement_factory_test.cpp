@@ -18,7 +18,7 @@ TEST(ReplacementFactoryTest, BuildsEveryNamedPolicy) {
     ASSERT_TRUE(policy.ok()) << name;
     EXPECT_EQ(std::string_view((*policy)->name()), name);
   }
-  EXPECT_EQ(ReplacementOptions().name, "clock");
+  EXPECT_EQ(ReplacementOptions().name, "epoch-lru");
 }
 
 TEST(ReplacementFactoryTest, MemoryPerSlot) {

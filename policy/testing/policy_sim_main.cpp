@@ -38,6 +38,7 @@ const ReplacementMaker kReplacements[] = {
     {"s3fifo", [](uint32_t c) { return MakeNamed("s3fifo", c); }},
     {"clock", [](uint32_t c) { return MakeNamed("clock", c); }},
     {"sieve", [](uint32_t c) { return MakeNamed("sieve", c); }},
+    {"epoch-lru", [](uint32_t c) { return MakeNamed("epoch-lru", c); }},
 };
 
 struct ReferenceMaker {
