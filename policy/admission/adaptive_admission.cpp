@@ -129,7 +129,7 @@ bool AdaptiveAdmission::track_surge() {
 
 AdaptiveAdmission::SurgeAdmission AdaptiveAdmission::surge_admits(int level, bool surging) {
   // A young E reads high (young_bar): it does not stop a surge.
-  if (surging && level == 0 &&
+  if (surging && level <= params_.surge_max_level &&
       (evictions_young() ||
        evictions_.value(params_.eviction_prior, 0) < params_.surge_eviction_return)) {
     // Only what comes back counts, pending admissions not at all: a surge is over before its
@@ -186,7 +186,8 @@ Admission AdaptiveAdmission::admit(const AdmissionQuery& query) {
   if (warm) ++warm_admitted_;
   // A miss that filled a free slot was no decision: it counts at once as not back (until it is),
   // so a scan that follows the fill meets the evidence of the fill's one-time reads.
-  const bool surged = by_surge == SurgeAdmission::kFirstMiss;
+  // Only a first miss counts in the surge's own returns: they judge the next surge's first misses.
+  const bool surged = by_surge == SurgeAdmission::kFirstMiss && level == 0;
   const uint8_t code = surged ? kSurgeAdmitted : static_cast<uint8_t>(level | (full ? 0 : kFilled));
   if (returns_.record_miss(query.block, now_, code, admitted)) {
     full ? ++levels_[level].pending : ++levels_[level].events;

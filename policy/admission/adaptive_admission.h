@@ -3,9 +3,9 @@
 // soon (within about one cache turnover, so they would have been hits) at least as often as a bar:
 // min_return, raised to the share of evicted blocks that come back plus a margin (each admission
 // evicts one; on a tie the cached block stays). While new blocks surge in (NewBlockSurge, judged
-// on the whole cache's rates: a moved working set), first misses get in when evictions rarely come
-// back and the earlier surges' first misses did, and for a while after a level's recent returns
-// alone may clear the bar, so a moved hot set is not refused for a window.
+// on the whole cache's rates: a moved working set), first and second misses get in when evictions
+// rarely come back and the earlier surges' first misses did, and for a while after a level's
+// recent returns alone may clear the bar, so a moved hot set is not refused for a window.
 // What a surge admits is warm (Admission::warm): the old set's blocks were hit, and CLOCK would
 // otherwise keep them a turn longer than the new set's.
 // Levels come from a FrequencyTable of misses; a first miss whose block the cache recently refused
@@ -73,6 +73,10 @@ class AdaptiveAdmission final : public AdmissionPolicy {
     RecurringMisses::Params recurring_params;
     // What a surge of new blocks is (NewBlockSurge); surge.ratio 0 = no surge handling.
     NewBlockSurge::Params surge;
+    // The highest frequency level a surge admits (0: first misses only). A surge is seen a few
+    // hundred accesses late, and the moved set's blocks refused before it miss again as second
+    // misses (the ghost recalls them), judged by a level the old set's noise fills. Default 1.
+    int surge_max_level = 1;
     // During a surge a first miss is admitted while evictions come back less often than this
     // (the blocks leaving are the old working set's), or while that share is young (young_bar
     // below). Default 0.3.
@@ -119,12 +123,12 @@ class AdaptiveAdmission final : public AdmissionPolicy {
   void on_evict(uint64_t block) override;
   uint64_t memory_size() const override;
   // admitted, refused, probes, ghost_hits and wasted_admissions (estimated from the sample),
-  // recalled (first misses the ghost remembered),
-  // threshold (lowest miss count admitted when full; 16 = none), recurring_admitted (misses
-  // admitted by RecurringMisses alone), recurring_hits and recurring_wasted (its admissions hit,
-  // and evicted unhit; estimated), surges (starts of one), surge_admitted (first misses
-  // admitted during a surge), surge_held (first misses a surge would have admitted but for its
-  // earlier admissions' returns), recent_admitted (misses admitted after one on recent returns),
+  // recalled (first misses the ghost remembered), threshold (lowest miss count admitted when
+  // full; 16 = none), recurring_admitted (misses admitted by RecurringMisses alone),
+  // recurring_hits and recurring_wasted (its admissions hit, and evicted unhit; estimated),
+  // surges (starts of one), surge_admitted (misses of levels up to surge_max_level admitted
+  // during a surge), surge_held (such misses a surge would have admitted but for its earlier
+  // admissions' returns), recent_admitted (misses admitted after one on recent returns),
   // warm_admitted (misses admitted warm) and young_admitted (misses whose level cleared the bar
   // only under young_bar's ceiling).
   void visit_counters(const CounterVisitor& visit) const override;

@@ -349,7 +349,9 @@ TEST(AdaptiveAdmissionTest, FirstMissesOfAMovedSetGetInDuringASurge) {
     for (int i = 0; i < 4; ++i) {
       const Admission a = Decide(policy, next - 7 * (32 - i));
       EXPECT_TRUE(a.admitted) << i;
-      if (i == 0) EXPECT_EQ(a.warm, surge);
+      if (i == 0) {
+        EXPECT_EQ(a.warm, surge);
+      }
       warm += a.warm;
     }
     for (int i = 0; i < 64; ++i) policy.on_hit(50000 + i % kFill, false);
@@ -363,6 +365,34 @@ TEST(AdaptiveAdmissionTest, FirstMissesOfAMovedSetGetInDuringASurge) {
     // A capacity later the recent returns no longer speak: refused.
     for (uint32_t i = 0; i < kCapacity; ++i) policy.on_hit(50000 + i % kFill, false);
     EXPECT_FALSE(Admit(policy, 900007));
+  }
+}
+
+// A moved set's blocks refused before the surge was seen miss again in it as second misses (the
+// FrequencyTable, or the ghost, remembers them), and level 1 is judged on the old set's noise:
+// surge_max_level 1 (the default) lets them in with the surge's first misses, 0 does not.
+TEST(AdaptiveAdmissionTest, SecondMissesGetInDuringASurgeUpToSurgeMaxLevel) {
+  for (const int max_level : {0, 1}) {
+    AdaptiveAdmission::Params p = Exact();
+    p.surge.ratio = 2;
+    p.surge_max_level = max_level;
+    AdaptiveAdmission policy(kCapacity, p);
+    Fill(policy);
+    uint64_t next = SteadyOldSet(policy);
+    // Eight of the last steady blocks miss again (level 1, prior 0.5) and never come back: the
+    // k-th is admitted while 2 / (k - 1 + 4) >= 0.25 (the evictions' prior), so 5 of them.
+    for (int k = 1; k <= 8; ++k) EXPECT_EQ(Admit(policy, next - 7 * k), k <= 5) << k;
+    for (int i = 0; i < 32; ++i, next += 7) EXPECT_EQ(Admit(policy, next), i >= 4) << i;
+    const uint64_t surge_admitted = Counters(policy).at("surge_admitted");
+    EXPECT_EQ(surge_admitted, 28u);
+    // In the surge, four earlier steady blocks miss a second time.
+    for (int k = 9; k <= 12; ++k) {
+      const Admission a = Decide(policy, next - 7 * 32 - 7 * k);
+      EXPECT_EQ(a.admitted, max_level == 1) << k;
+      EXPECT_EQ(a.warm, max_level == 1) << k;
+    }
+    EXPECT_EQ(Counters(policy).at("surge_admitted") - surge_admitted, max_level == 1 ? 4u : 0u);
+    EXPECT_EQ(Counters(policy).at("surges"), 1u);
   }
 }
 

@@ -26,6 +26,7 @@ constexpr Range kTable{0, 64, false, false, "must be in [0, 64]"};
 constexpr Range kFlag{0, 1, false, true, "want 0 or 1"};
 constexpr Range kSampleShift{-1, 30, false, true, "want -1 (automatic) or a whole number 0-30"};
 constexpr Range kCount{0, UINT32_MAX, false, true, "want a whole number 0-4294967295"};
+constexpr Range kLevel{0, AdaptiveAdmission::kLevels - 1, false, true, "want a whole number 0-4"};
 
 struct Knob {
   std::string_view name;
@@ -34,7 +35,7 @@ struct Knob {
 };
 
 // One line per field; a lambda without captures converts to the function pointer.
-constexpr std::array<Knob, 31> kKnobs = {{
+constexpr std::array<Knob, 32> kKnobs = {{
     {"window", kSize, [](Params& p, double v) { p.window = v; }},
     {"min_return", kAmount, [](Params& p, double v) { p.min_return = v; }},
     {"margin", kAmount, [](Params& p, double v) { p.margin = v; }},
@@ -65,6 +66,8 @@ constexpr std::array<Knob, 31> kKnobs = {{
     {"surge_ratio", kAmount, [](Params& p, double v) { p.surge.ratio = v; }},
     {"surge_floor", kAmount, [](Params& p, double v) { p.surge.floor = v; }},
     {"surge_end_ratio", kAmount, [](Params& p, double v) { p.surge.end_ratio = v; }},
+    {"surge_max_level", kLevel,
+     [](Params& p, double v) { p.surge_max_level = static_cast<int>(v); }},
     {"surge_eviction_return", kAmount,
      [](Params& p, double v) { p.surge_eviction_return = v; }},
     {"surge_memory", kAmount, [](Params& p, double v) { p.surge_memory = v; }},

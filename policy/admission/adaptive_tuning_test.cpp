@@ -26,6 +26,8 @@ TEST(AdaptiveTuningTest, AKnobSetsItsField) {
   EXPECT_EQ(p.sample_shift, -1);
   ASSERT_TRUE(ApplyAdaptiveKnob("surge_warm=0", p).ok());
   EXPECT_FALSE(p.surge_warm);
+  ASSERT_TRUE(ApplyAdaptiveKnob("surge_max_level=0", p).ok());
+  EXPECT_EQ(p.surge_max_level, 0);
   ASSERT_TRUE(ApplyAdaptiveKnob("young_bar=1e-1", p).ok());
   EXPECT_DOUBLE_EQ(p.young_bar, 0.1);
 }
@@ -34,11 +36,12 @@ TEST(AdaptiveTuningTest, AKnobSetsItsField) {
 // parameters differ from the defaults and from every other knob's.
 TEST(AdaptiveTuningTest, EveryKnobSetsAFieldOfItsOwn) {
   const std::vector<std::string_view> names = AdaptiveKnobNames();
-  EXPECT_EQ(names.size(), 31u);
+  EXPECT_EQ(names.size(), 32u);
   std::vector<Params> set;
   for (std::string_view name : names) {
     const bool flag = name == "recurring" || name == "surge_warm";
-    const std::string assignment = std::string(name) + (flag ? "=0" : "=7");
+    const bool level = name == "surge_max_level";  // 0-4
+    const std::string assignment = std::string(name) + (flag ? "=0" : level ? "=3" : "=7");
     ASSERT_TRUE(ApplyAdaptiveKnob(assignment, set.emplace_back()).ok()) << assignment;
     EXPECT_NE(set.back(), Params{}) << assignment;
   }
@@ -66,6 +69,8 @@ TEST(AdaptiveTuningTest, BadAssignmentsAreNamed) {
       {"sample_shift=1.5", "'sample_shift=1.5': want -1 (automatic) or a whole number 0-30"},
       {"sample_shift=-2", "'sample_shift=-2': want -1 (automatic) or a whole number 0-30"},
       {"probe_interval=1e10", "'probe_interval=1e10': want a whole number 0-4294967295"},
+      {"surge_max_level=5", "'surge_max_level=5': want a whole number 0-4"},
+      {"surge_max_level=0.5", "'surge_max_level=0.5': want a whole number 0-4"},
       {"margin=inf", "'margin=inf': the value is not a number"},
   };
   for (const auto& c : cases) {
