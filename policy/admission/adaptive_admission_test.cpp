@@ -318,6 +318,19 @@ uint64_t SteadyOldSet(AdaptiveAdmission& policy) {
   return next;
 }
 
+// Fill, then the steady old set.
+uint64_t FillThenSteady(AdaptiveAdmission& policy) {
+  Fill(policy);
+  return SteadyOldSet(policy);
+}
+
+// Exact() with surges of new blocks judged (a fast rate twice the slow one).
+AdaptiveAdmission::Params Surging() {
+  AdaptiveAdmission::Params p = Exact();
+  p.surge.ratio = 2;
+  return p;
+}
+
 // The working set moves: new blocks miss far more often than lately (a surge, NewBlockSurge). Its
 // first misses get in while evictions rarely come back, where level 0's ratio (~0.004) refuses.
 // What gets in during the surge is warm (a hit's standing in replacement); nothing else is.
@@ -326,8 +339,7 @@ TEST(AdaptiveAdmissionTest, FirstMissesOfAMovedSetGetInDuringASurge) {
     AdaptiveAdmission::Params p = Exact();
     p.surge.ratio = surge ? 2 : 0;
     AdaptiveAdmission policy(kCapacity, p);
-    Fill(policy);
-    uint64_t next = SteadyOldSet(policy);
+    uint64_t next = FillThenSteady(policy);
     // Scattered new blocks, one per access: the fast rate passes 0.2 and twice the slow one
     // (~0.1) at the 5th (1 - 0.9 * (31/32)^5 = 0.23).
     for (int i = 0; i < 32; ++i, next += 7) {
@@ -373,12 +385,10 @@ TEST(AdaptiveAdmissionTest, FirstMissesOfAMovedSetGetInDuringASurge) {
 // surge_max_level 1 (the default) lets them in with the surge's first misses, 0 does not.
 TEST(AdaptiveAdmissionTest, SecondMissesGetInDuringASurgeUpToSurgeMaxLevel) {
   for (const int max_level : {0, 1}) {
-    AdaptiveAdmission::Params p = Exact();
-    p.surge.ratio = 2;
+    AdaptiveAdmission::Params p = Surging();
     p.surge_max_level = max_level;
     AdaptiveAdmission policy(kCapacity, p);
-    Fill(policy);
-    uint64_t next = SteadyOldSet(policy);
+    uint64_t next = FillThenSteady(policy);
     // Eight of the last steady blocks miss again (level 1, prior 0.5) and never come back: the
     // k-th is admitted while 2 / (k - 1 + 4) >= 0.25 (the evictions' prior), so 5 of them.
     for (int k = 1; k <= 8; ++k) EXPECT_EQ(Admit(policy, next - 7 * k), k <= 5) << k;
@@ -398,12 +408,10 @@ TEST(AdaptiveAdmissionTest, SecondMissesGetInDuringASurgeUpToSurgeMaxLevel) {
 
 // Params::surge_warm off: the surge admits the same blocks, none of them warm.
 TEST(AdaptiveAdmissionTest, WithoutSurgeWarmTheSurgeAdmitsCold) {
-  AdaptiveAdmission::Params p = Exact();
-  p.surge.ratio = 2;
+  AdaptiveAdmission::Params p = Surging();
   p.surge_warm = false;
   AdaptiveAdmission policy(kCapacity, p);
-  Fill(policy);
-  uint64_t next = SteadyOldSet(policy);
+  uint64_t next = FillThenSteady(policy);
   for (int i = 0; i < 32; ++i, next += 7) {
     const Admission a = Decide(policy, next);
     EXPECT_EQ(a.admitted, i >= 4) << i;
@@ -417,12 +425,10 @@ TEST(AdaptiveAdmissionTest, WithoutSurgeWarmTheSurgeAdmitsCold) {
 // blocks: a stream, which sequential bypass judges.
 TEST(AdaptiveAdmissionTest, NoSurgeAdmissionForReturningEvictionsOrARun) {
   for (const bool run : {false, true}) {
-    AdaptiveAdmission::Params p = Exact();
-    p.surge.ratio = 2;
+    AdaptiveAdmission::Params p = Surging();
     p.surge_eviction_return = run ? 0.3 : 0.2;  // 0.2: under the evictions' prior 0.25
     AdaptiveAdmission policy(kCapacity, p);
-    Fill(policy);
-    uint64_t next = SteadyOldSet(policy);
+    uint64_t next = FillThenSteady(policy);
     for (int i = 0; i < 32; ++i, next += run ? 1 : 7) EXPECT_FALSE(Admit(policy, next)) << i;
     EXPECT_EQ(Counters(policy).at("surges"), run ? 0u : 1u);
     EXPECT_EQ(Counters(policy).at("surge_admitted"), 0u);
@@ -433,12 +439,10 @@ TEST(AdaptiveAdmissionTest, NoSurgeAdmissionForReturningEvictionsOrARun) {
 // over surge_eviction_return (0.3), with 6 still pending. That young E does not stop the surge.
 TEST(AdaptiveAdmissionTest, AYoungEvictionRatioDoesNotStopASurge) {
   for (const double young_bar : {0.0, 0.35}) {
-    AdaptiveAdmission::Params p = Exact();
-    p.surge.ratio = 2;
+    AdaptiveAdmission::Params p = Surging();
     p.young_bar = young_bar;
     AdaptiveAdmission policy(kCapacity, p);
-    Fill(policy);
-    uint64_t next = SteadyOldSet(policy);
+    uint64_t next = FillThenSteady(policy);
     for (uint64_t block = 50000; block < 50008; ++block) policy.on_evict(block);
     policy.on_hit(50000, false);  // come back (the engine would report misses; E is the same)
     policy.on_hit(50001, false);
@@ -457,11 +461,9 @@ TEST(AdaptiveAdmissionTest, AYoungEvictionRatioDoesNotStopASurge) {
 // they get in again.
 TEST(AdaptiveAdmissionTest, ASurgeWhoseAdmissionsDidNotComeBackAdmitsNoMore) {
   for (const bool came_back : {false, true}) {
-    AdaptiveAdmission::Params p = Exact();
-    p.surge.ratio = 2;
+    AdaptiveAdmission::Params p = Surging();
     AdaptiveAdmission policy(kCapacity, p);
-    Fill(policy);
-    uint64_t next = SteadyOldSet(policy);
+    uint64_t next = FillThenSteady(policy);
     std::vector<uint64_t> admitted;
     for (int i = 0; i < 32; ++i, next += 7) {
       if (Admit(policy, next)) admitted.push_back(next);
@@ -493,8 +495,7 @@ TEST(AdaptiveAdmissionTest, ASurgeWhoseAdmissionsDidNotComeBackAdmitsNoMore) {
 // block is admitted when shard 1's new blocks surge, though shard 0 sees no more than before.
 TEST(AdaptiveAdmissionTest, AShardAdmitsFirstMissesWhileTheCacheSurges) {
   for (const bool board_on : {false, true}) {
-    AdaptiveAdmission::Params p = Exact();
-    p.surge.ratio = 2;
+    AdaptiveAdmission::Params p = Surging();
     SurgeBoard board(2);
     AdaptiveAdmission quiet(kCapacity, p, board_on ? SurgeSlot{&board, 0} : SurgeSlot{});
     AdaptiveAdmission moved(kCapacity, p, board_on ? SurgeSlot{&board, 1} : SurgeSlot{});
