@@ -219,7 +219,8 @@ TEST_F(CreateCheckVerbTest, CreateThenCheck) {
   EXPECT_EQ(out.substr(0, out.find("uuid:")),
             "created a tiercache on " + ssd_ + " (4 MiB) for " + core_ + " (64 MiB)\n");
   EXPECT_NE(out.find("mode:       wt\n"
-                     "policies:   admission adaptive, replacement epoch-lru, sequential cutoff 4 MiB\n"
+                     "policies:   admission adaptive, replacement epoch-lru, "
+                     "sequential cutoff 4 MiB\n"
                      "lines:      62 of 64 KiB (3.9 MiB of cache)\n"
                      "start with: tiercached --cache " + ssd_ + " --core " + core_ + "\n"),
             std::string::npos)
@@ -230,7 +231,8 @@ TEST_F(CreateCheckVerbTest, CreateThenCheck) {
   EXPECT_NE(out.find("core:       " + core_ + " (64 MiB, as recorded; not opened)\n"),
             std::string::npos) << out;
   EXPECT_NE(out.find("mode:       wt\n"
-                     "policies:   admission adaptive, replacement epoch-lru, sequential cutoff 4 MiB\n"
+                     "policies:   admission adaptive, replacement epoch-lru, "
+                     "sequential cutoff 4 MiB\n"
                      "layout:     62 lines of 64 KiB (shard stripes of 1 line), 1 metadata pages, "
                      "a record journal of 64 KiB, "
                      "data at 128 KiB\n"
@@ -349,8 +351,8 @@ TEST_F(CreateCheckVerbTest, CreateRecordsThePoliciesAndCheckShowsThem) {
   off.policies.sequential.read_cutoff_bytes = 0;
   off.policies.sequential.write_cutoff_bytes = 0;
   ASSERT_EQ(run(RunCreate, off), kExitOk) << err_.str();
-  EXPECT_NE(out_.str().find("policies:   admission adaptive, replacement epoch-lru, sequential cutoff "
-                            "off\n"),
+  EXPECT_NE(out_.str().find("policies:   admission adaptive, replacement epoch-lru, "
+                            "sequential cutoff off\n"),
             std::string::npos) << out_.str();
   ASSERT_EQ(run(RunCheck, check_options(), /*json=*/true), kExitOk) << err_.str();
   EXPECT_NE(out_.str().find("\"sequential\":{\"enabled\":false,\"read_cutoff_bytes\":0,"
