@@ -32,8 +32,9 @@ while [ $# -gt 0 ]; do
     *) break ;;
   esac
 done
-judge=()
-[ ${#knobs[@]} = 0 ] && [ "$repl" = epoch-lru ] || judge=(--default "adaptive/$repl")
+# The combination judged as the default: adaptive with the replacement run (what the engine's
+# defaults are unless --replacement or --set says otherwise).
+judge=(--default "adaptive/$repl")
 usage="usage: $0 [--build DIR] [--out DIR] [--shards N] [--cache-blocks C]"
 usage+=" [--replacement NAME] [--set KNOB=VALUE]... VARIANT..."
 [ $# -gt 0 ] || { echo "$usage" >&2; exit 2; }
