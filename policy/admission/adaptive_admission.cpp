@@ -136,7 +136,7 @@ AdaptiveAdmission::SurgeAdmission AdaptiveAdmission::surge_admits(int level, boo
     // first admissions' window has passed, and the next surge is judged on them.
     if (surge_returns_.value(kLevelPrior, 0) >= bar()) {
       ++surge_admitted_;
-      return SurgeAdmission::kFirstMiss;
+      return SurgeAdmission::kDuringSurge;
     }
     ++surge_held_;
   }
@@ -187,7 +187,7 @@ Admission AdaptiveAdmission::admit(const AdmissionQuery& query) {
   // A miss that filled a free slot was no decision: it counts at once as not back (until it is),
   // so a scan that follows the fill meets the evidence of the fill's one-time reads.
   // Only a first miss counts in the surge's own returns: they judge the next surge's first misses.
-  const bool surged = by_surge == SurgeAdmission::kFirstMiss && level == 0;
+  const bool surged = by_surge == SurgeAdmission::kDuringSurge && level == 0;
   const uint8_t code = surged ? kSurgeAdmitted : static_cast<uint8_t>(level | (full ? 0 : kFilled));
   if (returns_.record_miss(query.block, now_, code, admitted)) {
     full ? ++levels_[level].pending : ++levels_[level].events;

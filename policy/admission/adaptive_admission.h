@@ -150,8 +150,9 @@ class AdaptiveAdmission final : public AdmissionPolicy {
   // Follows NewBlockSurge at each miss of a full shard; true while new blocks surge in.
   bool track_surge();
   // Whether a full shard admits a miss of `level`, refused on its level's ratio, for a surge's
-  // sake (`surging`: one is going on): as a surge's first miss, or on recent returns after one.
-  enum class SurgeAdmission { kNo, kFirstMiss, kRecent };
+  // sake (`surging`: one is going on): during one (levels up to surge_max_level), or on recent
+  // returns after one.
+  enum class SurgeAdmission { kNo, kDuringSurge, kRecent };
   SurgeAdmission surge_admits(int level, bool surging);
 
   Params params_;
