@@ -53,9 +53,12 @@ class AdaptiveAdmission final : public AdmissionPolicy {
     // (64 until 2026-12-05).
     uint32_t probe_interval = 256;
     // Return statistics of misses are halved every miss_halving * capacity accesses, those of
-    // evictions every eviction_halving * capacity accesses. Defaults 2 and 0.5.
+    // evictions every eviction_halving * capacity accesses. Defaults 2 and 1 (0.5 until
+    // 2026-12-07: while misses are refused E rests on the few evictions probes cause, and half
+    // a capacity's worth swung it enough to admit bursts of misses that came back no more often
+    // than what they evicted).
     double miss_halving = 2.0;
-    double eviction_halving = 0.5;
+    double eviction_halving = 1.0;
     // Miss counts are halved every frequency_halving * capacity misses. Default 10.
     double frequency_halving = 10.0;
     // Keys the FrequencyTable tracks, per slot (2 bytes each). Default 0.25.
