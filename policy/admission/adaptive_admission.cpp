@@ -32,7 +32,8 @@ AdaptiveAdmission::AdaptiveAdmission(uint32_t capacity, const Params& params, Su
               CapacityScaled(params_.frequency_halving, capacity)),
       left_(params_.ghost > 0 ? CapacityScaled(params_.ghost, capacity) : 0),
       returns_(capacity, static_cast<uint32_t>(CapacityScaled(params_.window, capacity)),
-               params_.sample_shift >= 0 ? params_.sample_shift : AutoSampleShift(capacity)),
+               params_.sample_shift >= 0 ? params_.sample_shift : AutoSampleShift(capacity),
+               params_.sample_seed),
       miss_period_(CapacityScaled(params_.miss_halving, capacity)),
       eviction_period_(CapacityScaled(params_.eviction_halving, capacity)),
       recent_period_(CapacityScaled(params_.recent_halving, capacity)),
@@ -43,6 +44,7 @@ AdaptiveAdmission::AdaptiveAdmission(uint32_t capacity, const Params& params, Su
   sweep_steps_ = static_cast<uint32_t>((returns_.entries() + window - 1) / window);
   if (params_.recurring) {
     recurring_ = std::make_unique<RecurringMisses>(capacity, returns_.sample_shift(),
+                                                   params_.sample_seed,
                                                    params_.recurring_params);
   }
 }

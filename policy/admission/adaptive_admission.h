@@ -70,6 +70,9 @@ class AdaptiveAdmission final : public AdmissionPolicy {
     double ghost = 1.5;
     // 1 in 2^sample_shift blocks is followed; -1 = about 256 per capacity. Default -1.
     int sample_shift = -1;
+    // Which blocks are followed: another seed draws another sample of the same size, so the
+    // referee can tell the policy's figures from the sample's luck. Default 0.
+    uint32_t sample_seed = 0;
     // First-level misses of blocks accessed within the last few capacities get a second look
     // (RecurringMisses: a learned share of them is admitted). Default on.
     bool recurring = true;

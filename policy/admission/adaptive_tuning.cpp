@@ -35,7 +35,7 @@ struct Knob {
 };
 
 // One line per field; a lambda without captures converts to the function pointer.
-constexpr std::array<Knob, 32> kKnobs = {{
+constexpr std::array<Knob, 33> kKnobs = {{
     {"window", kSize, [](Params& p, double v) { p.window = v; }},
     {"min_return", kAmount, [](Params& p, double v) { p.min_return = v; }},
     {"margin", kAmount, [](Params& p, double v) { p.margin = v; }},
@@ -50,6 +50,8 @@ constexpr std::array<Knob, 32> kKnobs = {{
     {"ghost", kTable, [](Params& p, double v) { p.ghost = v; }},
     {"sample_shift", kSampleShift,
      [](Params& p, double v) { p.sample_shift = static_cast<int>(v); }},
+    {"sample_seed", kCount,
+     [](Params& p, double v) { p.sample_seed = static_cast<uint32_t>(v); }},
     {"recurring", kFlag, [](Params& p, double v) { p.recurring = v != 0; }},
     {"recurring_span", kTable, [](Params& p, double v) { p.recurring_params.span = v; }},
     {"recurring_entries", kSize, [](Params& p, double v) { p.recurring_params.entries = v; }},

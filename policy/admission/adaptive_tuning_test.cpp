@@ -24,6 +24,8 @@ TEST(AdaptiveTuningTest, AKnobSetsItsField) {
   EXPECT_EQ(p.probe_interval, 64u);
   ASSERT_TRUE(ApplyAdaptiveKnob("sample_shift=-1", p).ok());
   EXPECT_EQ(p.sample_shift, -1);
+  ASSERT_TRUE(ApplyAdaptiveKnob("sample_seed=3", p).ok());
+  EXPECT_EQ(p.sample_seed, 3u);
   ASSERT_TRUE(ApplyAdaptiveKnob("surge_warm=0", p).ok());
   EXPECT_FALSE(p.surge_warm);
   ASSERT_TRUE(ApplyAdaptiveKnob("surge_max_level=0", p).ok());
@@ -36,7 +38,7 @@ TEST(AdaptiveTuningTest, AKnobSetsItsField) {
 // parameters differ from the defaults and from every other knob's.
 TEST(AdaptiveTuningTest, EveryKnobSetsAFieldOfItsOwn) {
   const std::vector<std::string_view> names = AdaptiveKnobNames();
-  EXPECT_EQ(names.size(), 32u);
+  EXPECT_EQ(names.size(), 33u);
   std::vector<Params> set;
   for (std::string_view name : names) {
     const bool flag = name == "recurring" || name == "surge_warm";

@@ -14,13 +14,14 @@ constexpr uint64_t kShareSeed = 0x3c6ef372fe94f82bULL;
 
 }  // namespace
 
-RecurringMisses::RecurringMisses(uint32_t capacity, uint32_t sample_shift, const Params& params)
+RecurringMisses::RecurringMisses(uint32_t capacity, uint32_t sample_shift, uint32_t sample_seed,
+                                 const Params& params)
     : params_(params),
       regions_(static_cast<uint32_t>(
                    std::max<uint64_t>(64, CapacityScaled(params.entries, capacity))),
                CapacityScaled(params.span, capacity)),
       admissions_(capacity, static_cast<uint32_t>(CapacityScaled(params.span, capacity)),
-                  sample_shift),
+                  sample_shift, sample_seed),
       share_(params.initial_share) {
   const uint64_t span = CapacityScaled(params.span, capacity);
   sweep_steps_ = static_cast<uint32_t>((admissions_.entries() + span - 1) / span);

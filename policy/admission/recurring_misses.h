@@ -30,7 +30,9 @@ class RecurringMisses {
     bool operator==(const Params&) const = default;
   };
 
-  RecurringMisses(uint32_t capacity, uint32_t sample_shift, const Params& params);
+  // `sample_shift` and `sample_seed`: the sample AdaptiveAdmission's ReturnTracker follows.
+  RecurringMisses(uint32_t capacity, uint32_t sample_shift, uint32_t sample_seed,
+                  const Params& params);
 
   // Every access of the shard, in order (`now` = AdaptiveAdmission's access count). Returns
   // whether the block was accessed before within the span.

@@ -9,7 +9,7 @@ namespace {
 // and -0.2, floor 0.05.
 constexpr uint32_t kCapacity = 256;
 
-RecurringMisses Make() { return RecurringMisses(kCapacity, 0, RecurringMisses::Params{}); }
+RecurringMisses Make() { return RecurringMisses(kCapacity, 0, 0, RecurringMisses::Params{}); }
 
 // How many of blocks [0, n) the share admits.
 int Admitted(const RecurringMisses& recurring, int n) {

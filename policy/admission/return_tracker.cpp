@@ -26,8 +26,11 @@ uint32_t Fingerprint(uint64_t entry) { return (entry >> kFingerprintShift) & kFi
 
 // Pending entries: sampled blocks missed or evicted within the last window accesses; unhit
 // entries: sampled cached blocks. Room for both at a load of at most 1/2.
-ReturnTracker::ReturnTracker(uint32_t capacity, uint32_t window, uint32_t sample_shift)
-    : window_(std::max(window, 1u)), sample_shift_(sample_shift) {
+ReturnTracker::ReturnTracker(uint32_t capacity, uint32_t window, uint32_t sample_shift,
+                             uint32_t sample_seed)
+    : window_(std::max(window, 1u)),
+      sample_shift_(sample_shift),
+      hash_seed_(kSeed + sample_seed) {
   const uint64_t live = std::max<uint64_t>((uint64_t{capacity} + window_) >> sample_shift_, 1);
   bucket_mask_ = static_cast<uint32_t>(std::bit_ceil((2 * live + kWays - 1) / kWays)) - 1;
   table_.assign((uint64_t{bucket_mask_} + 1) * kWays, 0);
@@ -35,7 +38,7 @@ ReturnTracker::ReturnTracker(uint32_t capacity, uint32_t window, uint32_t sample
 
 // The low sample_shift bits of the hash choose the sample, the next ones the bucket.
 ReturnTracker::Key ReturnTracker::key(uint64_t block) const {
-  const uint64_t h = XXH3_64bits_withSeed(&block, sizeof(block), kSeed);
+  const uint64_t h = XXH3_64bits_withSeed(&block, sizeof(block), hash_seed_);
   return Key{(h & ((1ULL << sample_shift_) - 1)) == 0,
              static_cast<uint32_t>(h >> sample_shift_) & bucket_mask_,
              static_cast<uint32_t>((h >> 40) & kFingerprintMask)};

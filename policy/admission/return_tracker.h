@@ -22,8 +22,10 @@ class ReturnTracker {
     uint32_t distance = 0;  // accesses since the event
   };
 
-  // `capacity`: the shard's slots; `window`: accesses within which a return counts (>= 1).
-  ReturnTracker(uint32_t capacity, uint32_t window, uint32_t sample_shift);
+  // `capacity`: the shard's slots; `window`: accesses within which a return counts (>= 1);
+  // `sample_seed` picks which blocks are the sample (0: the usual ones).
+  ReturnTracker(uint32_t capacity, uint32_t window, uint32_t sample_shift,
+                uint32_t sample_seed = 0);
 
   // Whether `block` is in the sample; the calls below ignore blocks that are not.
   bool sampled(uint64_t block) const { return key(block).sampled; }
@@ -78,6 +80,7 @@ class ReturnTracker {
 
   uint32_t window_;
   uint32_t sample_shift_;
+  uint64_t hash_seed_;
   uint32_t bucket_mask_;
   uint64_t dropped_ = 0;
   uint32_t hand_ = 0;

@@ -167,5 +167,20 @@ TEST(ReturnTrackerTest, SamplesAndSizesByShift) {
   EXPECT_EQ(ReturnTracker(1000, 1000, 2).entries(), 1024u);  // 1000 rounded up to 256 buckets
 }
 
+// Another seed follows another sample of about the same size; the same seed, the same one.
+TEST(ReturnTrackerTest, ASeedChoosesTheSample) {
+  const ReturnTracker usual(1024, 1024, 3), again(1024, 1024, 3, 0), other(1024, 1024, 3, 1);
+  int in_usual = 0, in_other = 0, in_both = 0;
+  for (uint64_t block = 0; block < 8000; ++block) {
+    EXPECT_EQ(again.sampled(block), usual.sampled(block));
+    in_usual += usual.sampled(block);
+    in_other += other.sampled(block);
+    in_both += usual.sampled(block) && other.sampled(block);
+  }
+  EXPECT_EQ(in_usual, 991);
+  EXPECT_EQ(in_other, 1006);
+  EXPECT_EQ(in_both, 137);  // about 991 x 1006 / 8000: an independent draw
+}
+
 }  // namespace
 }  // namespace tiercache
