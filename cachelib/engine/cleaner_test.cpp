@@ -221,6 +221,46 @@ TEST_F(CleanerTest, LiveChangeOfTheAgeBoundDatesNewLinesByTheNewEpochs) {
   EXPECT_EQ(Core(), want);
 }
 
+// Lines found dirty when the cache opens have no recorded age (at least the restart's): they
+// count as max_dirty_age old, so the bound makes the cleaner write them back first, while a line
+// written after the open waits its turn.
+TEST_F(CleanerTest, DirtyLinesFoundAtOpenCountAsOldAsTheBound) {
+  Make(4096);  // cleaning nop
+  Write(0, 4 * kKiB);
+  ASSERT_TRUE(testing::SyncFlush(h->loop, *h->cache).ok());
+  const Nanos before_open = h->loop.clock().now();
+  h->crash_restart();
+  Write(1 << 20, 4 * kKiB);  // after the open
+  h->loop.run_until_idle();
+  EXPECT_EQ(h->cache->counters().lines_dirty, 2u);
+  // 30 s at the open, and older by the (virtual) time since.
+  const Nanos age(h->cache->policy_report().oldest_dirty_age_ns);
+  EXPECT_GE(age, std::chrono::seconds(30));
+  EXPECT_LE(age, std::chrono::seconds(30) + (h->loop.clock().now() - before_open));
+  CleaningOptions age_only;  // dirty ratio and idleness never trigger; the bound (30 s) does
+  age_only.dirty_target = 0.9;
+  age_only.dirty_high = 1.0;
+  age_only.idle_after = std::chrono::hours(1);
+  ASSERT_TRUE(testing::SyncSetCleaning(h->loop, *h->cache, "target", age_only).ok());
+  auto age_batches = [&] {
+    for (const auto& [name, value] : h->cache->policy_report().cleaning_counters) {
+      if (name == "cleaning_batches_age") return value;
+    }
+    return uint64_t{0};
+  };
+  h->loop.run_for(std::chrono::seconds(1));
+  EXPECT_EQ(h->cache->counters().lines_dirty, 1u);
+  EXPECT_EQ(age_batches(), 1u);
+  std::vector<std::byte> first(4 * kKiB);
+  h->core_mem.read_now(0, first);
+  EXPECT_EQ(first, Pattern(7, 0, 4 * kKiB));  // the line found dirty went first
+  EXPECT_LT(Nanos(h->cache->policy_report().oldest_dirty_age_ns), std::chrono::seconds(30));
+  h->loop.run_for(std::chrono::seconds(30));  // the other line nears the bound in turn
+  EXPECT_EQ(h->cache->counters().lines_dirty, 0u);
+  EXPECT_EQ(age_batches(), 2u);
+  EXPECT_EQ(Core(), want);
+}
+
 TEST_F(CleanerTest, RunsEndAtTheBound) {
   Make(4096, 64 * kKiB);
   Write(0, 256 * kKiB);

@@ -6,6 +6,12 @@ DirtyEpochs::DirtyEpochs(Nanos epoch_length, Nanos now) : length_(epoch_length) 
   start_.fill(now);
 }
 
+uint32_t DirtyEpochs::recovered(Nanos now) {
+  const uint32_t tag = (current() + 1) & 3;  // the oldest in age order
+  start_[tag] = now - 2 * length_;
+  return tag;
+}
+
 void DirtyEpochs::advance(Nanos now, const std::array<uint64_t, 4>& dirty) {
   uint32_t cur = current();
   if (now - start_[cur] < length_) return;

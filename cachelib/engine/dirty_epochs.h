@@ -20,6 +20,10 @@ class DirtyEpochs {
 
   // The tag for a line turning dirty now. Thread-safe.
   uint32_t current() const { return current_.load(std::memory_order_relaxed); }
+  // The tag for lines found dirty when the cache opens. When they turned dirty was not recorded
+  // (it is at least the restart ago), so they count as max_dirty_age old (two epochs): the bound
+  // makes the cleaner write them back first. Call once, before any line turns dirty.
+  uint32_t recovered(Nanos now);
   // Starts the next epoch when the current one is over and the next tag is free
   // (`dirty` = dirty lines per tag, summed over shards).
   void advance(Nanos now, const std::array<uint64_t, 4>& dirty);

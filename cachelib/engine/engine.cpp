@@ -78,11 +78,12 @@ void Engine::load_records() {
   // Clean records are trusted after a crash too: a record claims a clean sector only once a core
   // flush and an SSD flush covered it, and stops claiming it durably before either copy changes.
   // Single-threaded here (no request yet), but the shard's state is guarded by its lock.
+  const uint32_t recovered = dirty_epochs.recovered(options.background_loop->clock().now());
   store->for_each_loaded([&](uint64_t id, const LineRecord& rec) {
     if (rec.valid.none()) return;
     Shard& shard = shard_of(uint32_t(id));
     std::lock_guard lock(shard.mu);
-    shard.install(uint32_t(id), rec);
+    shard.install(uint32_t(id), rec, recovered);
     if (rec.dirty.any()) {
       EngineCounters::add(counters.lines_dirty);
       EngineCounters::add(counters.dirty_sectors, rec.dirty.count());

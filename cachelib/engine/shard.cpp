@@ -345,7 +345,7 @@ bool Shard::trust_step(uint32_t max, const std::function<void(uint32_t)>& change
   return true;
 }
 
-void Shard::install(uint32_t id, const LineRecord& record) {
+void Shard::install(uint32_t id, const LineRecord& record, uint32_t dirty_epoch) {
   uint32_t slot = local(id);
   assert(!slots_.in_use(slot) && Test(free_map_, slot));
   Assign(free_map_, slot, false);
@@ -356,7 +356,7 @@ void Shard::install(uint32_t id, const LineRecord& record) {
   policy_insert(slot, record.core_line);
   ++used_;
   note_used();
-  set_dirty(id, record.dirty, 0);
+  set_dirty(id, record.dirty, dirty_epoch);
   slots_.set_durable_dirty(slot, record.dirty.any());
 }
 

@@ -75,8 +75,8 @@ class Shard {
   bool in_limbo(uint64_t core_line) const;
   uint64_t limbo_need() const { return limbo_need_; }
   uint64_t limbo_lines() const { return limbo_.size(); }
-  // Makes a free line hold `record` (used at load).
-  void install(uint32_t id, const LineRecord& record);
+  // Makes a free line hold `record` (used at load); dirty, it is tagged `dirty_epoch`.
+  void install(uint32_t id, const LineRecord& record, uint32_t dirty_epoch);
 
   uint32_t number() const { return number_; }
   bool owns(uint32_t id) const { return id < lines_.lines() && lines_.shard_of(id) == number_; }
