@@ -19,6 +19,7 @@ namespace tiercache {
 namespace {
 
 using testing::CacheHarness;
+using testing::CounterOf;
 using testing::Pattern;
 
 constexpr uint64_t kLine = 64 * 1024;
@@ -1010,20 +1011,11 @@ TEST_F(CacheTest, OneTimeScanIsRefusedOnceFullByDefault) {
   }
   h->loop.run_until_idle();
   EXPECT_EQ(C().evictions, 0u);
-  uint64_t admitted = 0, refused = 0;
-  for (const auto& [name, value] : h->cache->policy_report().admission_counters) {
-    if (name == "admitted") admitted = value;
-    if (name == "refused") refused = value;
-  }
+  const PolicyReport::Counters counters = h->cache->policy_report().admission_counters;
+  const uint64_t admitted = CounterOf(counters, "admitted");
+  const uint64_t refused = CounterOf(counters, "refused");
   EXPECT_EQ(admitted, C().lines_used);
   EXPECT_EQ(admitted + refused, 2 * lines);  // one question per missed line
-}
-
-uint64_t CounterOf(const PolicyReport::Counters& counters, std::string_view name) {
-  for (const auto& [n, v] : counters) {
-    if (n == name) return v;
-  }
-  return ~uint64_t{0};
 }
 
 // A surge of new blocks is the cache's, judged on every shard's new blocks (SurgeBoard): it

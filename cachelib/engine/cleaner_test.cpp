@@ -22,6 +22,7 @@ namespace tiercache {
 namespace {
 
 using testing::CacheHarness;
+using testing::CounterOf;
 using testing::Pattern;
 using Writes = std::vector<std::pair<uint64_t, uint64_t>>;  // (offset, bytes)
 
@@ -243,10 +244,7 @@ TEST_F(CleanerTest, DirtyLinesFoundAtOpenCountAsOldAsTheBound) {
   age_only.idle_after = std::chrono::hours(1);
   ASSERT_TRUE(testing::SyncSetCleaning(h->loop, *h->cache, "target", age_only).ok());
   auto age_batches = [&] {
-    for (const auto& [name, value] : h->cache->policy_report().cleaning_counters) {
-      if (name == "cleaning_batches_age") return value;
-    }
-    return uint64_t{0};
+    return CounterOf(h->cache->policy_report().cleaning_counters, "cleaning_batches_age");
   };
   h->loop.run_for(std::chrono::seconds(1));
   EXPECT_EQ(h->cache->counters().lines_dirty, 1u);

@@ -19,6 +19,7 @@ namespace tiercache {
 namespace {
 
 using testing::CacheHarness;
+using testing::CounterOf;
 using testing::Pattern;
 
 constexpr uint64_t kLine = 64 * 1024;
@@ -28,13 +29,6 @@ PolicyOptions Policies(const char* admission, const char* replacement) {
   // No sequential bypass: every read below is a miss or a hit, none bypasses.
   return {.admission = admission, .replacement = replacement,
           .sequential = SequentialOptions{.enabled = false}};
-}
-
-uint64_t CounterOf(const PolicyReport::Counters& counters, std::string_view name) {
-  for (const auto& [n, v] : counters) {
-    if (n == name) return v;
-  }
-  return ~uint64_t{0};
 }
 
 class PolicySwitchTest : public ::testing::Test {

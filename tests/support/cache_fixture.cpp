@@ -102,4 +102,11 @@ void CacheHarness::crash_restart() {
   open();
 }
 
+uint64_t CounterOf(const PolicyReport::Counters& counters, std::string_view name) {
+  for (const auto& [n, v] : counters) {
+    if (n == name) return v;
+  }
+  return ~uint64_t{0};
+}
+
 }  // namespace tiercache::testing

@@ -2,7 +2,9 @@
 // synchronous create/open/close/restart for tests. Test-only; single-threaded.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <string_view>
 
 #include "cachelib/common/sim_event_loop.h"
 #include "cachelib/device/memory_device.h"
@@ -22,6 +24,9 @@ Status SyncSetPolicies(SimEventLoop& loop, Cache& cache, const PolicyOptions& po
 Status SyncCleanAll(SimEventLoop& loop, Cache& cache);
 Status SyncSetCleaning(SimEventLoop& loop, Cache& cache, const std::string& policy,
                        const CleaningOptions& options);
+
+// The counter called `name` in one of a PolicyReport's lists; ~0 when there is none.
+uint64_t CounterOf(const PolicyReport::Counters& counters, std::string_view name);
 
 struct CacheHarness {
   // A cache of `ssd_bytes` (SSD, metadata included) in front of a `core_bytes` core.
