@@ -35,7 +35,7 @@ struct Knob {
 };
 
 // One line per field; a lambda without captures converts to the function pointer.
-constexpr std::array<Knob, 33> kKnobs = {{
+constexpr std::array<Knob, 34> kKnobs = {{
     {"window", kSize, [](Params& p, double v) { p.window = v; }},
     {"min_return", kAmount, [](Params& p, double v) { p.min_return = v; }},
     {"margin", kAmount, [](Params& p, double v) { p.margin = v; }},
@@ -68,6 +68,7 @@ constexpr std::array<Knob, 33> kKnobs = {{
     {"surge_ratio", kAmount, [](Params& p, double v) { p.surge.ratio = v; }},
     {"surge_floor", kAmount, [](Params& p, double v) { p.surge.floor = v; }},
     {"surge_end_ratio", kAmount, [](Params& p, double v) { p.surge.end_ratio = v; }},
+    {"surge_evidence", kAmount, [](Params& p, double v) { p.surge.evidence = v; }},
     {"surge_max_level", kLevel,
      [](Params& p, double v) { p.surge_max_level = static_cast<int>(v); }},
     {"surge_eviction_return", kAmount,

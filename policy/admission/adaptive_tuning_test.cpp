@@ -38,7 +38,7 @@ TEST(AdaptiveTuningTest, AKnobSetsItsField) {
 // parameters differ from the defaults and from every other knob's.
 TEST(AdaptiveTuningTest, EveryKnobSetsAFieldOfItsOwn) {
   const std::vector<std::string_view> names = AdaptiveKnobNames();
-  EXPECT_EQ(names.size(), 33u);
+  EXPECT_EQ(names.size(), 34u);
   std::vector<Params> set;
   for (std::string_view name : names) {
     const bool flag = name == "recurring" || name == "surge_warm";

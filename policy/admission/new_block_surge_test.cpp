@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <random>
 #include <vector>
 
 namespace tiercache {
@@ -115,11 +118,13 @@ TEST(NewBlockSurgeTest, RatesDecayToExactlyZero) {
 // is not the cache's.
 TEST(NewBlockSurgeTest, ABoardJudgesTheMeanOfItsShards) {
   constexpr uint32_t kLarge = 4096;
+  NewBlockSurge::Params rates_alone;
+  rates_alone.evidence = 0;  // the evidence pools too: ABoardPoolsTheEvidenceOfItsShards
   for (const uint32_t shards : {2u, 16u}) {
     SurgeBoard board(shards);
     std::vector<NewBlockSurge> surges;
     for (uint32_t i = 0; i < shards; ++i) {
-      surges.emplace_back(kLarge, NewBlockSurge::Params{}, SurgeSlot{&board, i});
+      surges.emplace_back(kLarge, rates_alone, SurgeSlot{&board, i});
     }
     std::vector<uint64_t> next(shards);
     for (uint32_t i = 0; i < shards; ++i) next[i] = uint64_t{i} << 32;
@@ -137,6 +142,141 @@ TEST(NewBlockSurgeTest, ABoardJudgesTheMeanOfItsShards) {
     EXPECT_EQ(surges[0].judge(), shards == 2) << shards;
     EXPECT_EQ(surges[1].judge(), shards == 2) << shards;
   }
+}
+
+// One access of a pattern of five where the first `fresh` are misses of new blocks; then judges.
+bool Step(NewBlockSurge& surge, uint64_t& next_block, int& position, int fresh) {
+  surge.on_access();
+  if (position < fresh) {
+    surge.on_new_block(next_block);
+    next_block += 7;
+  }
+  position = (position + 1) % 5;
+  return surge.judge();
+}
+
+// Accesses (each judged) until a surge is seen, at most `limit`.
+int AccessesUntilASurge(NewBlockSurge& surge, uint64_t& next_block, int fresh, int limit) {
+  int position = 0;
+  for (int n = 1; n <= limit; ++n) {
+    if (Step(surge, next_block, position, fresh)) return n;
+  }
+  return -1;
+}
+
+// New blocks go from 1 in 5 to 3 in 5 accesses. The evidence grows by ln 2 at each new block
+// and by ln(0.6 / 0.8) at each other access (the rate a surge needs being twice the slow 0.2):
+// 1.50 every five accesses, so 12 is reached at the 38th (7 x 1.50 + 2 ln 2 = 11.9). The fast
+// rate (~128 accesses) needs ~95 to reach twice the slow one: 0.2 + 0.4 (1 - e^-k/128) >= 0.41.
+TEST(NewBlockSurgeTest, EvidenceSeesAJumpBeforeTheRatesDo) {
+  constexpr uint32_t kLarge = 4096;
+  NewBlockSurge::Params rates_alone;
+  rates_alone.evidence = 0;
+  NewBlockSurge with_evidence(kLarge, {}), without(kLarge, rates_alone);
+  uint64_t a = 0, b = 1u << 30;
+  Feed(with_evidence, a, 4 * kLarge - 4, 5);  // ends after four old blocks: no evidence left
+  Feed(without, b, 4 * kLarge - 4, 5);
+  EXPECT_NEAR(with_evidence.slow_rate(), 0.2, 0.001);
+  EXPECT_EQ(with_evidence.evidence(), 0.0);
+  EXPECT_FALSE(with_evidence.judge());
+  EXPECT_EQ(AccessesUntilASurge(with_evidence, a, 3, 1000), 38);
+  EXPECT_FALSE(without.judge());
+  EXPECT_EQ(AccessesUntilASurge(without, b, 3, 1000), 98);
+}
+
+// Back at the usual rate the evidence falls by 0.46 every five accesses (ln 2 + 4 ln 0.75) and
+// the surge ends when it is under half the threshold (~70 accesses), as the fast rate never
+// reached 1.5 times the slow one; the next one needs the whole threshold again. At a steady
+// random rate (independent accesses, 0.2 new) the evidence starts one false surge in 64
+// capacities (e^-12 per access is one in 163,000), the rates alone none.
+TEST(NewBlockSurgeTest, EvidenceEndsWithTheJumpAndIgnoresChance) {
+  constexpr uint32_t kLarge = 4096;
+  NewBlockSurge surge(kLarge, {});
+  uint64_t block = 0;
+  Feed(surge, block, 4 * kLarge - 4, 5);
+  ASSERT_FALSE(surge.judge());  // scores the accesses fed so far: no evidence
+  ASSERT_EQ(surge.evidence(), 0.0);
+  ASSERT_EQ(AccessesUntilASurge(surge, block, 3, 1000), 38);
+  const double peak = surge.evidence();
+  // 7 x 1.504 + 3 ln 2 = 12.61, a little less as the slow rate rises with the jump
+  EXPECT_GT(peak, 12.5);
+  EXPECT_LT(peak, 12.61);
+  int position = 0, surging = 0;
+  while (Step(surge, block, position, 1)) ++surging;
+  EXPECT_EQ(surging, 68);
+  EXPECT_EQ(surge.evidence(), 0.0);  // what was left goes with the surge
+
+  for (const double threshold : {12.0, 0.0}) {
+    NewBlockSurge::Params params;
+    params.evidence = threshold;
+    NewBlockSurge steady(kLarge, params);
+    std::mt19937_64 rng(1);
+    std::bernoulli_distribution fresh(0.2);
+    int starts = 0;
+    bool was = false;
+    for (uint32_t i = 0; i < 64 * kLarge; ++i) {
+      steady.on_access();
+      if (fresh(rng)) steady.on_new_block(block += 7);
+      const bool now = steady.judge();
+      starts += now && !was;
+      was = now;
+    }
+    EXPECT_EQ(starts, threshold > 0 ? 1 : 0) << threshold;
+  }
+}
+
+// New blocks in clusters (20 scattered new blocks, then 80 accesses of old ones: a loop or a
+// file) at a steady 0.2 per access: 20 ln 2 = 13.9 of evidence per cluster for independent
+// accesses, over the threshold, but clustered counts vary ~13 times as much as independent
+// ones, so the evidence stays far under it and no surge starts.
+TEST(NewBlockSurgeTest, ClusteredNewBlocksAreWeakerEvidence) {
+  constexpr uint32_t kLarge = 4096;
+  NewBlockSurge surge(kLarge, {});
+  uint64_t block = 0;
+  auto cluster = [&](bool judged, int& starts, double& peak) {
+    for (int i = 0; i < 100; ++i) {
+      surge.on_access();
+      if (i < 20) surge.on_new_block(block += 7);
+      if (!judged) continue;
+      const bool was = surge.surging();
+      starts += surge.judge() && !was;
+      peak = std::max(peak, surge.evidence());
+    }
+  };
+  int starts = 0;
+  double peak = 0;
+  for (uint32_t i = 0; i < 4 * kLarge / 100; ++i) cluster(false, starts, peak);
+  for (uint32_t i = 0; i < 64 * kLarge / 100; ++i) cluster(true, starts, peak);
+  EXPECT_NEAR(surge.slow_rate(), 0.2, 0.02);
+  EXPECT_EQ(starts, 0);
+  EXPECT_LT(peak, 2.0);
+}
+
+// Shards on a board add their accesses' evidence to the cache's: two shards in step see the jump
+// 18 accesses into each (36 in all, 24 of them new: 24 ln 2 + 12 ln 0.75 = 13.2), where one
+// shard judging alone on its own accesses needs 38.
+TEST(NewBlockSurgeTest, ABoardPoolsTheEvidenceOfItsShards) {
+  constexpr uint32_t kLarge = 4096;
+  SurgeBoard board(2);
+  NewBlockSurge::Params params;
+  NewBlockSurge first(kLarge, params, SurgeSlot{&board, 0});
+  NewBlockSurge second(kLarge, params, SurgeSlot{&board, 1});
+  NewBlockSurge alone(kLarge, params);
+  uint64_t a = 0, b = 1u << 30, c = 2u << 30;
+  Feed(first, a, 4 * kLarge - 4, 5);
+  Feed(second, b, 4 * kLarge - 4, 5);
+  Feed(alone, c, 4 * kLarge - 4, 5);
+  for (NewBlockSurge* surge : {&first, &second, &alone}) ASSERT_FALSE(surge->judge());
+  ASSERT_EQ(board.evidence(), 0.0);
+  int first_position = 0, second_position = 0, accesses = 0;
+  bool seen = false;
+  while (!seen && accesses < 1000) {
+    seen = Step(first, a, first_position, 3) || Step(second, b, second_position, 3);
+    ++accesses;
+  }
+  EXPECT_EQ(accesses, 18);
+  EXPECT_TRUE(second.surging());
+  EXPECT_EQ(AccessesUntilASurge(alone, c, 3, 1000), 38);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "policy/admission/surge_board.h"
 
+#include <algorithm>
+
 namespace tiercache {
 
 SurgeBoard::SurgeBoard(uint32_t slots)
@@ -18,6 +20,15 @@ SurgeBoard::Rates SurgeBoard::mean() const {
     sum.slow += slots_[i].slow.load(std::memory_order_relaxed);
   }
   return {.fast = sum.fast / count_, .slow = sum.slow / count_};
+}
+
+double SurgeBoard::add_evidence(double delta) {
+  double now = evidence_.load(std::memory_order_relaxed);
+  double next;
+  do {
+    next = std::max(0.0, now + delta);
+  } while (!evidence_.compare_exchange_weak(now, next, std::memory_order_relaxed));
+  return next;
 }
 
 }  // namespace tiercache

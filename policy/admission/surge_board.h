@@ -1,8 +1,9 @@
 // SurgeBoard: the new-block rates of every shard of one cache side by side, so that a shard judges
 // a surge on the whole cache's misses rather than on the share it sees (n shards: n times the
 // evidence in the same time, so a moved working set is told from chance within a few hundred
-// accesses instead of a few thousand). Each shard writes its own slot under its own lock; any
-// shard reads them all. Thread-safe; one per cache, outliving its shards' policies.
+// accesses instead of a few thousand), and the cache's evidence of a surge, which every shard
+// adds to. Each shard writes its own slot under its own lock; any shard reads them all.
+// Thread-safe; one per cache, outliving its shards' policies.
 #pragma once
 
 #include <atomic>
@@ -32,6 +33,11 @@ class SurgeBoard {
   // so a shard that had no miss while it began is in it too.
   bool surging() const { return surging_.load(std::memory_order_relaxed); }
   void set_surging(bool surging) { surging_.store(surging, std::memory_order_relaxed); }
+  // The cache's evidence of a surge (NewBlockSurge's CUSUM over every shard's accesses): adds
+  // `delta`, never going below 0, and returns the new value.
+  double add_evidence(double delta);
+  double evidence() const { return evidence_.load(std::memory_order_relaxed); }
+  void clear_evidence() { evidence_.store(0, std::memory_order_relaxed); }
 
  private:
   struct alignas(kSlotBytes) Slot {
@@ -41,6 +47,7 @@ class SurgeBoard {
   uint32_t count_;
   std::unique_ptr<Slot[]> slots_;
   std::atomic<bool> surging_{false};
+  alignas(kSlotBytes) std::atomic<double> evidence_{0};  // a line of its own: every shard adds
 };
 
 // Where a shard's NewBlockSurge publishes its rates and reads the cache's: no board = the shard
