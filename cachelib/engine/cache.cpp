@@ -92,7 +92,20 @@ void Cache::Open(Device& ssd, Device& core, const CoreIdentity& core_id,
 
 CacheMode Cache::mode() const { return engine_->mode.load(std::memory_order_acquire); }
 
-void Cache::set_mode(CacheMode mode, bool drain, IoCallback done) {
+void Cache::set_mode(CacheMode mode, bool drain, IoCallback answer) {
+  // In flight until answered, as Engine::set_policies: close() waits for the change, whose drain
+  // it stops and whose way back to the old mode goes through the store (closed after that), or
+  // the change sees the cache closing. Before, close() could finish with the change's answer
+  // still queued behind it in the store, never given.
+  Engine& e = *engine_;
+  e.inflight.fetch_add(1);
+  IoCallback done = [&e, answer = std::move(answer)](Status s) {
+    answer(std::move(s));
+    e.inflight.fetch_sub(1, std::memory_order_release);
+  };
+  if (e.closing.load()) {
+    return done(Status::Busy("the cache is closing (its mode does not change)"));
+  }
   CacheMode old = engine_->mode.exchange(mode, std::memory_order_acq_rel);
   engine_->store->set_mode(mode, [this, old, mode, drain, done = std::move(done)](Status s) {
     // Dirty data can be there in any mode (left by wb, or by a crash during an earlier drain).
