@@ -34,10 +34,10 @@ AdaptiveAdmission::AdaptiveAdmission(uint32_t capacity, const Params& params, Su
       returns_(capacity, static_cast<uint32_t>(CapacityScaled(params_.window, capacity)),
                params_.sample_shift >= 0 ? params_.sample_shift : AutoSampleShift(capacity),
                params_.sample_seed),
-      miss_period_(CapacityScaled(params_.miss_halving, capacity)),
-      eviction_period_(CapacityScaled(params_.eviction_halving, capacity)),
-      recent_period_(CapacityScaled(params_.recent_halving, capacity)),
-      surge_memory_period_(CapacityScaled(params_.surge_memory, capacity)),
+      miss_halving_(CapacityScaled(params_.miss_halving, capacity)),
+      eviction_halving_(CapacityScaled(params_.eviction_halving, capacity)),
+      recent_halving_(CapacityScaled(params_.recent_halving, capacity)),
+      surge_memory_halving_(CapacityScaled(params_.surge_memory, capacity)),
       surge_(capacity, params_.surge, surge),
       surge_hold_(static_cast<uint64_t>(params_.surge_hold * capacity)) {
   const uint64_t window = CapacityScaled(params_.window, capacity);
@@ -81,23 +81,25 @@ void AdaptiveAdmission::update_threshold() {
 
 bool AdaptiveAdmission::observe(uint64_t block, bool hit) {
   ++now_;
-  if (now_ % miss_period_ == 0) {
+  if (miss_halving_.tick()) {
     for (ReturnRatio& r : levels_) r.halve();
   }
-  if (now_ % eviction_period_ == 0) evictions_.halve();
-  if (now_ % surge_memory_period_ == 0) surge_returns_.halve();
-  if (now_ % recent_period_ == 0) {
+  if (eviction_halving_.tick()) evictions_.halve();
+  if (surge_memory_halving_.tick()) surge_returns_.halve();
+  if (recent_halving_.tick()) {
     for (ReturnRatio& r : recent_) r.halve();
   }
   surge_.on_access();
   const ReturnTracker::Expired expired = returns_.expire(now_, sweep_steps_);
   evictions_.resolve(expired.evictions, 0);
-  const uint32_t surged = expired.miss_levels[kSurgeAdmitted];
-  surge_returns_.resolve(surged, 0);
-  for (int level = 0; level < kLevels; ++level) {
-    const uint32_t decided = expired.miss_levels[level] + (level == 0 ? surged : 0);
-    levels_[level].resolve(decided, 0);  // filled misses: already counted
-    recent_[level].resolve(decided + expired.miss_levels[level | kFilled], 0);
+  if (expired.misses != 0) {  // most accesses end no sampled miss
+    const uint32_t surged = expired.miss_levels[kSurgeAdmitted];
+    surge_returns_.resolve(surged, 0);
+    for (int level = 0; level < kLevels; ++level) {
+      const uint32_t decided = expired.miss_levels[level] + (level == 0 ? surged : 0);
+      levels_[level].resolve(decided, 0);  // filled misses: already counted
+      recent_[level].resolve(decided + expired.miss_levels[level | kFilled], 0);
+    }
   }
   const bool recurs = recurring_ && recurring_->observe(block, now_, hit);
   const auto ret = returns_.on_access(block, now_, hit);

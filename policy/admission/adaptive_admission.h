@@ -166,13 +166,24 @@ class AdaptiveAdmission final : public AdmissionPolicy {
   GhostFilter left_;  // blocks recently refused or evicted
   ReturnTracker returns_;
   uint64_t now_ = 0;  // accesses seen
-  uint64_t miss_period_, eviction_period_, recent_period_;  // accesses between halvings
+  // True every `period`-th call (a countdown: a division on every access costs more than the
+  // rest of the check).
+  struct Every {
+    uint64_t period, left;
+    explicit Every(uint64_t accesses) : period(accesses), left(accesses) {}
+    bool tick() {
+      if (--left != 0) return false;
+      left = period;
+      return true;
+    }
+  };
+  Every miss_halving_, eviction_halving_, recent_halving_;  // halvings of the ratios
   uint32_t sweep_steps_;  // tracker entries examined per access, to expire each within a window
   std::unique_ptr<RecurringMisses> recurring_;  // null when Params::recurring is off
   std::array<ReturnRatio, kLevels> levels_{};  // misses, counted when they happen
   std::array<ReturnRatio, kLevels> recent_{};  // misses, counted when they end
   ReturnRatio surge_returns_;  // the first misses surges admitted (also in levels_[0])
-  uint64_t surge_memory_period_;  // accesses between halvings of surge_returns_
+  Every surge_memory_halving_;  // halvings of surge_returns_
   NewBlockSurge surge_;
   uint64_t surge_until_ = 0;  // recent_ may admit until this access
   uint64_t surge_hold_;       // accesses
