@@ -45,12 +45,12 @@ SurgeBoard::Rates NewBlockSurge::rates() const {
   return on_board() ? slot_.board->mean() : own_rates();
 }
 
-void NewBlockSurge::score() {
+void NewBlockSurge::score(double slow) {
   const uint32_t accesses = unscored_accesses_;
   const uint32_t fresh = std::min(unscored_new_, accesses);
   unscored_accesses_ = unscored_new_ = 0;
   if (params_.evidence <= 0 || params_.ratio <= 0 || accesses == 0) return;
-  const double usual = std::max(rates().slow, 1e-3);  // a new block is never impossible
+  const double usual = std::max(slow, 1e-3);  // a new block is never impossible
   const double surge = std::max(params_.ratio * usual, params_.floor);
   if (surge >= 1 || surge <= usual) return;  // no rate a surge needs is possible or higher
   const double likelihood = fresh * std::log(surge / usual) +
@@ -64,8 +64,8 @@ void NewBlockSurge::score() {
 }
 
 bool NewBlockSurge::judge() {
-  score();
   const SurgeBoard::Rates now = rates();
+  score(now.slow);
   const bool was = surging();
   const double ratio = was ? std::min(params_.ratio, params_.end_ratio) : params_.ratio;
   const double needed = was ? params_.evidence / 2 : params_.evidence;

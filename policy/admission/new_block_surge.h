@@ -50,7 +50,7 @@ class NewBlockSurge {
     fast_.decay();
     slow_.decay();
     if (on_board()) slot_.board->publish(slot_.index, own_rates());
-    if (++unscored_accesses_ >= kScoreBatch) score();
+    if (++unscored_accesses_ >= kScoreBatch) score(rates().slow);
     if (++dispersion_.accesses == kScoreBatch) dispersion_.end();
   }
   // The access was a miss of a block never seen (or long forgotten).
@@ -85,8 +85,9 @@ class NewBlockSurge {
   };
   SurgeBoard::Rates own_rates() const { return {.fast = fast_.rate(), .slow = slow_.rate()}; }
   // Adds the accesses and new blocks seen since the last call to the evidence (in batches, so
-  // that shards sharing a board do not touch its line on every access).
-  void score();
+  // that shards sharing a board do not touch its line on every access), against `slow`, the
+  // slow rate rates() reads now.
+  void score(double slow);
   static constexpr uint32_t kScoreBatch = 16;
   // How much more the count of new blocks per kScoreBatch accesses varies than it would if
   // each access were independent (variance / binomial variance, at least 1), over the slow
@@ -105,7 +106,7 @@ class NewBlockSurge {
   uint64_t last_block_ = 0;
   bool any_block_ = false;  // last_block_ is set
   bool surging_ = false;    // judge()'s last answer, without a board
-  uint32_t unscored_accesses_ = 0, unscored_new_ = 0;  // since the last score()
+  uint32_t unscored_accesses_ = 0, unscored_new_ = 0;  // since the last score
   Dispersion dispersion_;
   double own_evidence_ = 0;                            // without a board
 };
