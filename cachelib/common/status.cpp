@@ -51,9 +51,9 @@ std::string_view Status::CodeName(Code code) {
 std::string Status::ToString() const {
   if (ok()) return "OK";
   std::string s(CodeName(code_));
-  if (!message_.empty()) {
+  if (!message().empty()) {
     s += ": ";
-    s += message_;
+    s += message();
   }
   return s;
 }

@@ -10,9 +10,23 @@
 
 namespace tiercache {
 
+namespace {
+
+// kLowSectors[n]: the n lowest sectors. Two loads and a xor make any run's mask; shifting a
+// 256-bit std::bitset loops over its words (~50 instructions, several times per request).
+const std::array<SectorBits, kMaxSectorsPerLine + 1> kLowSectors = [] {
+  std::array<SectorBits, kMaxSectorsPerLine + 1> low{};
+  for (uint32_t n = 1; n <= kMaxSectorsPerLine; ++n) {
+    low[n] = low[n - 1];
+    low[n].set(n - 1);
+  }
+  return low;
+}();
+
+}  // namespace
+
 SectorBits Segment::mask() const {
-  // `sectors` ones shifted into place: no per-bit loop on the hot path.
-  return (~SectorBits() >> (kMaxSectorsPerLine - sectors)) << first_sector;
+  return kLowSectors[first_sector + sectors] ^ kLowSectors[first_sector];
 }
 
 namespace {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <utility>
 
 namespace tiercache {
 namespace {
@@ -129,16 +130,16 @@ bool ReturnTracker::record_miss(uint64_t block, uint64_t now, uint8_t level, boo
 }
 
 ReturnTracker::Expired ReturnTracker::expire(uint64_t now, uint32_t steps) {
-  Expired result = unswept_;
-  unswept_ = Expired{};
   for (uint32_t i = 0; i < steps; ++i) {
     uint64_t& e = table_[hand_];
     hand_ = hand_ + 1 == table_.size() ? 0 : hand_ + 1;
     if (!expired(e, now)) continue;
-    Count(e, result);
+    Count(e, unswept_);
     e &= ~(kPending | kEviction);
   }
-  return result;
+  // Most calls end nothing: then no copy of the counts and no reset.
+  if (unswept_.misses == 0 && unswept_.evictions == 0) return Expired{};
+  return std::exchange(unswept_, Expired{});
 }
 
 ReturnTracker::EvictionRecord ReturnTracker::record_eviction(uint64_t block, uint64_t now) {
