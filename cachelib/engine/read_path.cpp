@@ -40,6 +40,9 @@ void WriteFill(Engine& e, const Segment& seg, SectorBits fill, uint32_t line_id,
       sh.set_valid(line_id, sh.valid(line_id) | fill);
       // What the core returned may be an unflushed write: trusted after a core flush covers it.
       e.untrust(sh, line_id);
+      // Read data, as a hit's: a write-only line (already untrusted, so the untrust listed
+      // nothing) is listed again for the rounds (docs/io-paths.md).
+      if (sh.set_write_only(line_id, false)) e.note_listed();
       e.note_changed(line_id);
     }
     EndFill(e, seg);
