@@ -169,6 +169,8 @@ void Cache::close(IoCallback done, bool forget_clean) {
   });
 }
 
+bool Cache::busy() const { return engine_->inflight.load(std::memory_order_acquire) != 0; }
+
 CacheCounters Cache::counters() const {
   const EngineCounters& c = engine_->counters;
   CacheCounters out;

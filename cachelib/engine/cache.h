@@ -198,6 +198,9 @@ class Cache final : public Device {
   void close(IoCallback done, bool forget_clean = false);
 
   CacheCounters counters() const;
+  // Whether work outlives its request (fills after their replies, persists, rounds, timers):
+  // what close() waits for. For tests that check state once the cache is quiet. Thread-safe.
+  bool busy() const;
   CacheLatency latency() const;
   CacheHealth health() const;
   // The metadata store's rounds since open and its journal's fill. Thread-safe.

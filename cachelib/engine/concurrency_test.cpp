@@ -8,6 +8,7 @@
 
 #include <future>
 #include <random>
+#include <thread>
 
 #include "cachelib/common/epoll_event_loop.h"
 #include "tests/support/cache_fixture.h"
@@ -147,7 +148,10 @@ TEST(ConcurrencyTest, TwoLoopsShareOneCacheByteExact) {
   std::vector<std::byte> all(kCore);
   ASSERT_TRUE(((*a)->call<Status>([&](auto cb) { cache->read(0, all, cb); })).ok());
   EXPECT_TRUE(all == ref) << "the volume differs from the reference";
-  // The read's fills land after its reply: one still in flight is trusted by the next round.
+  // The read's fills land after its reply, each holding its line's lock, which rounds skip:
+  // wait for them (100 rounds were not always enough while a loaded machine kept loop a from
+  // running: 24 lines still locked after them, about 1 run in 200 under `ctest -j2`).
+  while (cache->busy()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   for (int rounds = 0; rounds < 100 && cache->counters().lines_untrusted != 0;) {
     const Status trusted = (*bg)->call<Status>([&](auto cb) { cache->trust_round(cb); });
     if (trusted.message() == "a trust round is running") continue;
