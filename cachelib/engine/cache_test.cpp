@@ -558,7 +558,7 @@ TEST_F(CacheTest, ALineOnlyWrittenThroughStaysUntrustedUntilRead) {
 // A read that misses part of a write-only line fills it: read data, as a hit's is, so the fill
 // clears the mark and lists the line, and the next round trusts it (the fill's untrust found the
 // line untrusted already and listed nothing: it stayed untrusted until a later hit, and a crash
-// forgot the data read; concurrency_test's last round met such a line about 1 run in 200).
+// forgot the data read).
 TEST_F(CacheTest, AReadThatFillsAWriteOnlyLineGetsItTrusted) {
   CacheOptions o = Deterministic();
   o.policies.admission = "always";
